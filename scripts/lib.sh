@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: GPL-2.0
+# Common helpers sourced by the scripts in this directory.
+# shellcheck shell=bash
+
+# Repository root (the directory holding scripts/).
+REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export REPO_ROOT
+BUILD_DIR=${BUILD_DIR:-$REPO_ROOT/build}
+export BUILD_DIR
+
+# Debian package providing the kernel tree and the version we pin to.
+export KSRC_PKG=linux-source-6.1
+export KSRC_TARBALL=/usr/src/linux-source-6.1.tar.xz
+
+die() {
+	echo "error: $*" >&2
+	exit 1
+}
+
+warn() {
+	echo "warning: $*" >&2
+}
+
+info() {
+	echo "==> $*"
+}
+
+pinned_kernel_version() {
+	local v
+	v=$(tr -d '[:space:]' < "$REPO_ROOT/scripts/kernel-version")
+	[ -n "$v" ] || die "scripts/kernel-version is empty"
+	echo "$v"
+}
+
+installed_pkg_version() {
+	dpkg-query -W -f='${db:Status-Abbrev} ${Version}\n' "$1" 2>/dev/null |
+		awk '$1 == "ii" { print $2 }'
+}
+
+# Patch file names listed in kernel-patches/series, in order. Blank lines
+# and '#' comments are ignored.
+series_patches() {
+	local series=$REPO_ROOT/kernel-patches/series
+	[ -f "$series" ] || return 0
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e 's/^[[:space:]]*//' "$series" |
+		grep -v '^$' || true
+}
+
+# Apply the series onto the git tree in $1 with a fixed identity so the
+# resulting commit ids are reproducible. Returns non-zero after printing
+# which patch failed.
+export GIT_COMMITTER_NAME="WI Build"
+export GIT_COMMITTER_EMAIL="wi-build@localhost"
+export GIT_COMMITTER_DATE="2024-01-01T00:00:00+0000"
+export GIT_AUTHOR_NAME="WI Build"
+export GIT_AUTHOR_EMAIL="wi-build@localhost"
+
+git_tree() {
+	local dir=$1
+	shift
+	git -C "$dir" -c user.name="$GIT_COMMITTER_NAME" \
+		-c user.email="$GIT_COMMITTER_EMAIL" \
+		-c core.autocrlf=false -c gc.auto=0 "$@"
+}
