@@ -1,0 +1,145 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# /init of the test initramfs (busybox sh).
+#
+# Kernel command line:
+#   wi.mode=test    run /wi/checks/* then /selftests/* (sorted; wi_demo and
+#                   wi_bench excluded), each one's stdout+stderr going to
+#                   /dev/ttyS1 between "### BEGIN <name>" and
+#                   "### END <name> rc=<exit code>"; then power off
+#   wi.mode=demo    the same for /selftests/wi_demo only
+#   wi.mode=bench   the same for /selftests/wi_bench only
+#   wi.mode=shell   interactive shell on the console (ttyS0)
+#   wi.timeout=SECS per-program time limit (default 900)
+#
+# Every program runs as root with cwd /tmp and stdin from /dev/null. When
+# the run is over "WI-INIT: done" is printed on the console: its absence
+# means the guest did not get that far (scripts/check-console.sh).
+#
+# This is pid 1: it must not exit, so errors are handled explicitly and
+# the script always ends in 'reboot -f' (QEMU runs with -no-reboot).
+set -eu
+# busybox ash has pipefail; POSIX sh does not.
+# shellcheck disable=SC3040
+set -o pipefail
+
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin:/usr/local/bin
+export HOME=/root
+export TERM=vt100
+
+log() {
+	echo "WI-INIT: $*"
+}
+
+finish() {
+	sync
+	log "done mode=${MODE:-unknown} uptime=$(cut -d' ' -f1 /proc/uptime 2>/dev/null || echo '?')"
+	reboot -f
+	# Not reached; keep pid 1 alive if the reboot request failed.
+	while :; do sleep 3600; done
+}
+trap 'log "init script failed (status $?)"; finish' EXIT
+
+mnt() {
+	# mnt TYPE DIR [OPTIONS]
+	mkdir -p "$2"
+	if ! mount -t "$1" ${3:+-o "$3"} "$1" "$2" 2>/dev/null; then
+		log "warning: cannot mount $1 on $2"
+		return 1
+	fi
+}
+
+mnt proc /proc || true
+mnt sysfs /sys || true
+mountpoint -q /dev || mnt devtmpfs /dev || true
+mnt tmpfs /tmp mode=1777 || true
+mnt tmpfs /dev/shm mode=1777 || true
+mnt hugetlbfs /dev/hugepages || true
+mnt cgroup2 /sys/fs/cgroup || true
+mnt debugfs /sys/kernel/debug || true
+mkdir -p /root /var/tmp
+hostname wi-test 2>/dev/null || true
+
+MODE="test"
+TIMEOUT=900
+read -r cmdline </proc/cmdline || true
+for arg in $cmdline; do
+	case $arg in
+	wi.mode=*) MODE=${arg#wi.mode=} ;;
+	wi.timeout=*) TIMEOUT=${arg#wi.timeout=} ;;
+	esac
+done
+
+log "start mode=$MODE uptime=$(cut -d' ' -f1 /proc/uptime) kernel=$(uname -r)"
+log "nodes online: $(cat /sys/devices/system/node/online 2>/dev/null || echo '?')," \
+    "cpus online: $(cat /sys/devices/system/cpu/online 2>/dev/null || echo '?')"
+
+OUT=/dev/ttyS1
+if [ -c "$OUT" ]; then
+	# No CR/LF translation: the host splits this stream line by line.
+	stty -F "$OUT" raw -echo 115200 2>/dev/null || true
+else
+	log "warning: $OUT missing, test output goes to the console"
+	OUT=/dev/console
+fi
+
+# run_one PATH: run one program with its output framed on $OUT.
+run_one() {
+	name=$(basename "$1")
+	log "run $name"
+	echo "### BEGIN $name" >"$OUT"
+	rc=0
+	(cd /tmp && exec timeout -s KILL "$TIMEOUT" "$1") </dev/null >"$OUT" 2>&1 || rc=$?
+	echo "### END $name rc=$rc" >"$OUT"
+	log "end $name rc=$rc"
+}
+
+# After the tests, report leaks if booted with kmemleak=on. Objects must
+# be a few seconds old and survive two scans to be reported.
+kmemleak_scan() {
+	f=/sys/kernel/debug/kmemleak
+	[ -w "$f" ] || return 0
+	grep -qw 'kmemleak=on' /proc/cmdline || return 0
+	log "kmemleak scan"
+	sleep 5
+	echo scan >"$f" 2>/dev/null || return 0
+	echo scan >"$f" 2>/dev/null || return 0
+	if [ -s "$f" ]; then
+		log "kmemleak report follows"
+		cat "$f"
+	fi
+}
+
+case $MODE in
+test)
+	for t in /wi/checks/* /selftests/*; do
+		if [ ! -f "$t" ] || [ ! -x "$t" ]; then
+			continue
+		fi
+		case ${t##*/} in
+		wi_demo|wi_bench) continue ;;
+		esac
+		run_one "$t"
+	done
+	kmemleak_scan
+	;;
+demo|bench)
+	if [ -x "/selftests/wi_$MODE" ]; then
+		run_one "/selftests/wi_$MODE"
+	else
+		log "/selftests/wi_$MODE is not in the initramfs"
+		echo "/selftests/wi_$MODE is not in the initramfs" >"$OUT"
+	fi
+	;;
+shell)
+	log "interactive shell; 'exit' or Ctrl-D powers the VM off"
+	setsid cttyhack sh -l || true
+	;;
+*)
+	log "unknown wi.mode=$MODE (expected test|demo|bench|shell)"
+	;;
+esac
+
+trap - EXIT
+finish

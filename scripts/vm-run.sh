@@ -1,0 +1,229 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot the test kernel under QEMU (TCG) on an emulated NUMA machine and
+# collect the results as TAP.
+#
+# usage: vm-run.sh --kernel BZIMAGE --initrd CPIO --topology numa4|cxl
+#                  --mode test|demo|bench|shell --out DIR [--timeout SECS]
+#                  [--append "EXTRA CMDLINE"]
+#
+# Writes DIR/console.log (ttyS0, the kernel console), DIR/ttyS1.log (the
+# programs' output), DIR/tap/<name>.tap per program (scripts/split-tap.sh),
+# DIR/tap/kernel-console.tap (scripts/check-console.sh), DIR/tap/vm.tap
+# (did the VM run to the end in time) and DIR/timing.
+#
+# The host-side timeout (default 25 min, --timeout or $VM_TIMEOUT) kills
+# QEMU. Exit status: 0 if the guest's /init ran to completion, 1 if not
+# (crash, hang, timeout), 2 on usage errors. Test results are in the TAP
+# files, not in the exit status.
+set -euo pipefail
+
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+KERNEL="" INITRD="" TOPO="" MODE="" OUT=""
+TIMEOUT=${VM_TIMEOUT:-1500}
+EXTRA_APPEND=${VM_APPEND:-}
+QEMU=${QEMU:-qemu-system-x86_64}
+QEMU_CPU=${QEMU_CPU:-max}
+
+usage() {
+	sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//' >&2
+	exit 2
+}
+while [ $# -gt 0 ]; do
+	[ $# -ge 2 ] || usage
+	case $1 in
+	--kernel) KERNEL=$2 ;;
+	--initrd) INITRD=$2 ;;
+	--topology) TOPO=$2 ;;
+	--mode) MODE=$2 ;;
+	--out) OUT=$2 ;;
+	--timeout) TIMEOUT=$2 ;;
+	--append) EXTRA_APPEND=$2 ;;
+	*) usage ;;
+	esac
+	shift 2
+done
+for v in "$KERNEL" "$INITRD" "$TOPO" "$MODE" "$OUT"; do
+	[ -n "$v" ] || usage
+done
+[ -f "$KERNEL" ] || die "kernel image $KERNEL not found"
+[ -f "$INITRD" ] || die "initramfs $INITRD not found"
+case $MODE in test|demo|bench|shell) ;; *) die "unknown mode '$MODE'" ;; esac
+[[ $TIMEOUT =~ ^[0-9]+$ ]] || die "--timeout wants seconds"
+
+# --- topologies ---------------------------------------------------------------
+# Per node: memory (MiB), cpus ("-" for a memory-only node) and the initiator
+# (CPU node) it is attached to; then the SLIT matrix, row i = distances
+# from node i. HMAT access latency/bandwidth for every initiator->target
+# pair follow the distances: latency = 10 ns per distance unit,
+# bandwidth = 240000/distance MiB/s (local DRAM: 100 ns, ~24 GB/s).
+topology() {
+	case $1 in
+	numa4)
+		# Four single-CPU nodes, asymmetric distances (d(i,j) != d(j,i)).
+		SOCKETS=4 CORES=1
+		NODE_MEM=(320 320 320 320)
+		NODE_CPUS=(0 1 2 3)
+		NODE_INIT=(0 1 2 3)
+		DIST=(
+			"10 12 20 28"
+			"14 10 22 26"
+			"24 21 10 16"
+			"32 30 18 10"
+		)
+		;;
+	cxl)
+		# Two DRAM nodes with two CPUs each, and a CPU-less memory
+		# expander behind each (slower, lower bandwidth, like CXL).
+		SOCKETS=2 CORES=2
+		NODE_MEM=(384 384 256 256)
+		NODE_CPUS=(0-1 2-3 - -)
+		NODE_INIT=(0 1 0 1)
+		DIST=(
+			"10 21 24 34"
+			"21 10 34 24"
+			"24 34 10 44"
+			"34 24 44 10"
+		)
+		;;
+	*)
+		die "unknown topology '$1' (known: numa4 cxl)"
+		;;
+	esac
+}
+topology "$TOPO"
+NODES=${#NODE_MEM[@]}
+
+dist() { # dist FROM TO
+	local row
+	read -r -a row <<<"${DIST[$1]}"
+	echo "${row[$2]}"
+}
+
+# --- QEMU command line ------------------------------------------------------------
+total_mem=0
+numa_args=()
+for ((i = 0; i < NODES; i++)); do
+	total_mem=$((total_mem + NODE_MEM[i]))
+	numa_args+=(-object "memory-backend-ram,id=mem$i,size=${NODE_MEM[i]}M")
+	node="node,nodeid=$i,memdev=mem$i,initiator=${NODE_INIT[i]}"
+	if [ "${NODE_CPUS[i]}" != - ]; then
+		node+=",cpus=${NODE_CPUS[i]}"
+	fi
+	numa_args+=(-numa "$node")
+done
+for ((i = 0; i < NODES; i++)); do
+	for ((j = 0; j < NODES; j++)); do
+		[ $i -ne $j ] || continue
+		numa_args+=(-numa "dist,src=$i,dst=$j,val=$(dist $i $j)")
+	done
+done
+for ((i = 0; i < NODES; i++)); do
+	[ "${NODE_CPUS[i]}" != - ] || continue # only CPU nodes initiate
+	for ((j = 0; j < NODES; j++)); do
+		d=$(dist $i $j)
+		numa_args+=(-numa "hmat-lb,initiator=$i,target=$j,hierarchy=memory,data-type=access-latency,latency=$((d * 10))")
+		numa_args+=(-numa "hmat-lb,initiator=$i,target=$j,hierarchy=memory,data-type=access-bandwidth,bandwidth=$((240000 / d))M")
+	done
+done
+ncpus=$((SOCKETS * CORES))
+
+# Expected topology for the in-guest check (scripts/vm-topology.sh).
+join() { local IFS=$1; shift; echo "$*"; }
+rows=()
+for ((i = 0; i < NODES; i++)); do
+	read -r -a row <<<"${DIST[i]}"
+	rows+=("$(join , "${row[@]}")")
+done
+cmdline="console=ttyS0,115200 oops=panic panic=-1 kmemleak=on"
+cmdline+=" wi.mode=$MODE wi.topo=$TOPO wi.dist=$(join / "${rows[@]}")"
+cmdline+=" wi.cpus=$(join / "${NODE_CPUS[@]}") wi.init=$(join , "${NODE_INIT[@]}")"
+[ -z "${VM_TEST_TIMEOUT:-}" ] || cmdline+=" wi.timeout=$VM_TEST_TIMEOUT"
+[ -z "$EXTRA_APPEND" ] || cmdline+=" $EXTRA_APPEND"
+
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+rm -rf "$OUT/tap" "$OUT/console.log" "$OUT/ttyS1.log" "$OUT/timing"
+mkdir -p "$OUT/tap"
+
+# shellcheck disable=SC2054 # commas are part of QEMU's option syntax
+if [ "$MODE" = shell ]; then
+	# Console on the terminal (and logged); Ctrl-A x quits QEMU.
+	console=(-chardev "stdio,id=con,mux=on,signal=off,logfile=$OUT/console.log"
+		 -serial chardev:con -mon chardev=con,mode=readline)
+else
+	console=(-chardev "file,id=con,path=$OUT/console.log" -serial chardev:con)
+fi
+
+# shellcheck disable=SC2054
+qemu=(
+	"$QEMU" -accel tcg,thread=multi -machine pc,hmat=on -cpu "$QEMU_CPU"
+	-smp "$ncpus,sockets=$SOCKETS,cores=$CORES,threads=1" -m "${total_mem}M"
+	"${numa_args[@]}"
+	-nodefaults -no-user-config -display none -no-reboot
+	"${console[@]}"
+	-chardev "file,id=out,path=$OUT/ttyS1.log" -serial chardev:out
+	-kernel "$KERNEL" -initrd "$INITRD" -append "$cmdline"
+)
+printf '%q ' "${qemu[@]}" >"$OUT/qemu-cmdline"
+echo >>"$OUT/qemu-cmdline"
+
+info "booting $TOPO ($NODES nodes, $ncpus vCPUs, ${total_mem} MiB) in $MODE mode, timeout ${TIMEOUT}s; logs in $OUT"
+start=$(date +%s)
+rc=0
+if [ "$MODE" = shell ]; then
+	timeout --foreground -k 10 "$TIMEOUT" "${qemu[@]}" || rc=$?
+else
+	timeout -k 10 "$TIMEOUT" "${qemu[@]}" </dev/null >"$OUT/qemu.log" 2>&1 || rc=$?
+fi
+end=$(date +%s)
+wall=$((end - start))
+
+# --- results ------------------------------------------------------------------------
+touch "$OUT/console.log" "$OUT/ttyS1.log"
+timed_out=0
+if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+	timed_out=1
+	echo "### HOST: QEMU killed after the ${TIMEOUT}s timeout" >>"$OUT/console.log"
+	warn "$TOPO: QEMU killed after the ${TIMEOUT}s timeout"
+elif [ $rc -ne 0 ]; then
+	echo "### HOST: QEMU exited with status $rc" >>"$OUT/console.log"
+	warn "$TOPO: QEMU exited with status $rc:"
+	sed 's/^/    /' "$OUT/qemu.log" >&2 || true
+fi
+
+"$REPO_ROOT/scripts/split-tap.sh" "$OUT/ttyS1.log" "$OUT/tap"
+"$REPO_ROOT/scripts/check-console.sh" "$OUT/console.log" "$OUT/tap/kernel-console.tap" >/dev/null
+
+guest_time() { # uptime the guest printed with a WI-INIT line
+	tr -d '\r' <"$OUT/console.log" | sed -n "s/^WI-INIT: $1 .*uptime=\([0-9.]*\).*/\1/p" | head -1
+}
+t_init=$(guest_time start)
+t_done=$(guest_time "done")
+completed=0
+[ -z "$t_done" ] || completed=1
+{
+	echo "topology=$TOPO mode=$MODE"
+	echo "qemu_wall_seconds=$wall"
+	echo "qemu_status=$rc"
+	echo "guest_uptime_at_init=${t_init:-none}"
+	echo "guest_uptime_at_done=${t_done:-none}"
+} >"$OUT/timing"
+
+{
+	echo "1..1"
+	if [ $completed = 1 ]; then
+		echo "ok 1 - $TOPO VM ran /init to completion in ${wall}s (QEMU status $rc)"
+	elif [ $timed_out = 1 ]; then
+		echo "not ok 1 - $TOPO VM killed after the ${TIMEOUT}s timeout"
+	else
+		echo "not ok 1 - $TOPO VM stopped before /init completed (QEMU status $rc)"
+	fi
+	sed 's/^/# /' "$OUT/timing"
+} >"$OUT/tap/vm.tap"
+
+info "$TOPO: QEMU ran ${wall}s; guest reached /init at ${t_init:-?}s, finished at ${t_done:-?}s (guest uptime)"
+[ $completed = 1 ]
