@@ -9,7 +9,8 @@
 #   OUT          object directory (make O=OUT); bzImage ends up in
 #                OUT/arch/x86/boot/bzImage
 #   --fragments  names of scripts/kconfig/NAME.config to merge, in order
-#                (default: $KCONFIG_FRAGMENTS or "base debug")
+#                (default: $KCONFIG_FRAGMENTS or "base debug"); a name
+#                containing '/' is taken as a path
 #   --config-only  generate and check OUT/.config, do not build
 #
 # The configuration is 'make tinyconfig' plus the fragments, merged with the
@@ -61,7 +62,10 @@ MAKE=(make -C "$SRC" ARCH=x86_64 CC="ccache gcc" -j"$JOBS")
 
 frag_files=()
 for f in $FRAGMENTS; do
-	p=$REPO_ROOT/scripts/kconfig/$f.config
+	case $f in
+	*/*) p=$f ;;	# a path, for trying out options
+	*) p=$REPO_ROOT/scripts/kconfig/$f.config ;;
+	esac
 	[ -f "$p" ] || die "no config fragment $p"
 	frag_files+=("$p")
 done

@@ -52,7 +52,7 @@ mnt() {
 
 mnt proc /proc || true
 mnt sysfs /sys || true
-mountpoint -q /dev || mnt devtmpfs /dev || true
+grep -q '^[^ ]* /dev ' /proc/mounts || mnt devtmpfs /dev || true
 mnt tmpfs /tmp mode=1777 || true
 mnt tmpfs /dev/shm mode=1777 || true
 mnt hugetlbfs /dev/hugepages || true

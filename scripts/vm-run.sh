@@ -65,7 +65,7 @@ topology() {
 	numa4)
 		# Four single-CPU nodes, asymmetric distances (d(i,j) != d(j,i)).
 		SOCKETS=4 CORES=1
-		NODE_MEM=(320 320 320 320)
+		NODE_MEM=(384 384 384 384)
 		NODE_CPUS=(0 1 2 3)
 		NODE_INIT=(0 1 2 3)
 		DIST=(
