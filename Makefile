@@ -20,6 +20,9 @@ RESULTS    := $(BUILD)/results
 TOPOLOGIES := numa4 cxl
 
 # Overridable from the command line, e.g. make check VM_TIMEOUT=3000
+# SELFTESTS_BIN=DIR boots prebuilt test programs from DIR instead of
+# building selftests/.
+SELFTESTS_BIN     ?=
 KCONFIG_FRAGMENTS ?= base debug
 VM_TIMEOUT        ?= 1500
 TOPOLOGY          ?= numa4
@@ -49,6 +52,7 @@ help:
 	@echo '  shell         boot $$(TOPOLOGY) with a shell on the console (Ctrl-A x quits)'
 	@echo '  clean         remove build/'
 	@echo 'Variables: KCONFIG_FRAGMENTS="$(KCONFIG_FRAGMENTS)" VM_TIMEOUT=$(VM_TIMEOUT) TOPOLOGY=$(TOPOLOGY)'
+	@echo '           SELFTESTS_BIN=DIR (boot prebuilt test programs instead of building selftests/)'
 
 deps:
 	@scripts/deps.sh
@@ -60,14 +64,16 @@ kernel: source
 	@scripts/build-kernel.sh --fragments "$(KCONFIG_FRAGMENTS)" $(LINUX) $(KOUT)
 
 selftests: source
-	@if [ -f selftests/Makefile ]; then \
+	@if [ -n "$(SELFTESTS_BIN)" ]; then \
+		echo "selftests: using prebuilt programs from $(SELFTESTS_BIN)"; \
+	elif [ -f selftests/Makefile ]; then \
 		$(MAKE) -C selftests KSRC=$(LINUX) O=$(SELFTESTS); \
 	else \
 		echo "selftests: no selftests/Makefile, nothing to build"; \
 	fi
 
 initramfs: selftests
-	@scripts/build-initramfs.sh --out $(INITRAMFS) --selftests $(SELFTESTS)
+	@scripts/build-initramfs.sh --out $(INITRAMFS) --selftests $(or $(SELFTESTS_BIN),$(SELFTESTS))
 
 checkpatch: source
 	@scripts/checkpatch.sh
