@@ -1,0 +1,139 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Differential test: boot the same test programs on this series' kernel
+# and on upstream's own weighted interleave (Debian's 6.12 cloud kernel),
+# in the same emulated machine, and require the same result from every
+# test case.
+#
+# usage: compare-upstream.sh --kernel BZIMAGE --initrd CPIO --out DIR
+#                            [--topology numa4|cxl]
+#
+# Upstream's kernel comes from the newest linux-image-6.12.*-cloud-amd64
+# package in the archive ($UPSTREAM_PKG overrides the package name); its
+# drivers for the emulated machine are built in, so it boots the same
+# initramfs.  Writes DIR/{project,upstream}/ (vm-run.sh output of each
+# kernel) and DIR/compare.tap: one test per test case, "ok" when both
+# kernels pass it or both skip it, or when the difference is one this
+# series makes on purpose (listed below, with the reason).
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+usage() {
+	echo "usage: $0 --kernel BZIMAGE --initrd CPIO --out DIR [--topology NAME]" >&2
+	exit 2
+}
+
+KERNEL= INITRD= OUT= TOPO=numa4
+while [ $# -gt 0 ]; do
+	[ $# -ge 2 ] || usage
+	case $1 in
+	--kernel) KERNEL=$2 ;;
+	--initrd) INITRD=$2 ;;
+	--out) OUT=$2 ;;
+	--topology) TOPO=$2 ;;
+	*) usage ;;
+	esac
+	shift 2
+done
+[ -n "$KERNEL" ] && [ -n "$INITRD" ] && [ -n "$OUT" ] || usage
+
+# Test cases whose result differs on purpose: "program:case reason".
+# Per-process weights (set_mempolicy_weights(2)) do not exist upstream:
+# there, the tests that need them skip, and the probe finds ENOSYS.
+ALLOWED_DIFFERENCES='
+wi_weights:weights.* per-process weights are not in upstream Linux
+wi_weights_stress:stress.* per-process weights are not in upstream Linux
+'
+
+upstream_kernel() {
+	local dir=$BUILD_DIR/upstream pkg deb
+	pkg=${UPSTREAM_PKG:-$(apt-cache search --names-only \
+		'^linux-image-6\.12\.[0-9]+\+deb12-cloud-amd64-unsigned$' |
+		awk '{ print $1 }' | sort -V | tail -n 1)}
+	[ -n "$pkg" ] || die "no linux-image-6.12 cloud kernel in the archive (apt-get update?)"
+	mkdir -p "$dir"
+	if [ ! -f "$dir/$pkg.vmlinuz" ]; then
+		info "fetching $pkg" >&2
+		rm -rf "$dir/tmp" && mkdir -p "$dir/tmp"
+		(cd "$dir/tmp" &&
+		 apt-get -o APT::Sandbox::User=root download "$pkg" >/dev/null) ||
+			die "apt-get download $pkg failed"
+		dpkg-deb -x "$dir"/tmp/*.deb "$dir/tmp/x"
+		deb=$(find "$dir/tmp/x/boot" -name 'vmlinuz-*' | head -n 1)
+		[ -n "$deb" ] || die "$pkg has no /boot/vmlinuz-*"
+		mv "$deb" "$dir/$pkg.vmlinuz"
+		rm -rf "$dir/tmp"
+	fi
+	echo "$dir/$pkg.vmlinuz"
+}
+
+# "program case status" for every test case of a vm-run.sh result
+# directory; status is pass, fail or skip.
+results() {
+	local f prog
+	for f in "$1"/tap/*.tap; do
+		prog=$(basename "$f" .tap)
+		case $prog in kernel-console|vm|topology) continue ;; esac
+		awk -v prog="$prog" '
+			/^#  RUN / { name = $3; next }
+			/^(not )?ok [0-9]+/ {
+				st = /^not ok/ ? "fail" : (/# SKIP/ ? "skip" : "pass")
+				print prog, (name != "" ? name : "case-" NR), st
+				name = ""
+			}' "$f"
+	done
+}
+
+allowed() {
+	local prog=$1 tcase=$2 pat reason
+	while read -r pat reason; do
+		[ -n "$pat" ] || continue
+		# shellcheck disable=SC2053
+		if [[ "$prog:$tcase" == $pat ]]; then
+			echo "$reason"
+			return 0
+		fi
+	done <<< "$ALLOWED_DIFFERENCES"
+	return 1
+}
+
+mkdir -p "$OUT"
+UPSTREAM=$(upstream_kernel)
+info "project kernel: $KERNEL"
+info "upstream kernel: $UPSTREAM"
+rc=0
+scripts_dir=$(dirname "$0")
+"$scripts_dir/vm-run.sh" --kernel "$KERNEL" --initrd "$INITRD" \
+	--topology "$TOPO" --mode test --out "$OUT/project" || rc=1
+"$scripts_dir/vm-run.sh" --kernel "$UPSTREAM" --initrd "$INITRD" \
+	--topology "$TOPO" --mode test --out "$OUT/upstream" || rc=1
+
+results "$OUT/project" | sort > "$OUT/project.results"
+results "$OUT/upstream" | sort > "$OUT/upstream.results"
+
+{
+	n=0
+	echo "# project: $KERNEL"
+	echo "# upstream: $UPSTREAM ($(basename "$UPSTREAM" .vmlinuz))"
+	join -a 1 -a 2 -e missing -o 0,1.2,2.2 \
+		<(awk '{ print $1 ":" $2, $3 }' "$OUT/project.results") \
+		<(awk '{ print $1 ":" $2, $3 }' "$OUT/upstream.results") |
+	while read -r key p u; do
+		n=$((n + 1))
+		prog=${key%%:*} tcase=${key#*:}
+		if [ "$p" = "$u" ] && [ "$p" != fail ] && [ "$p" != missing ]; then
+			echo "ok $n - $key: $p on both kernels"
+		elif [ "$p" = pass ] && reason=$(allowed "$prog" "$tcase"); then
+			echo "ok $n - $key: $p here, $u upstream # deliberate: $reason"
+		else
+			echo "not ok $n - $key: $p here, $u upstream"
+		fi
+		echo "$n" > "$OUT/.count"
+	done
+	echo "1..$(cat "$OUT/.count" 2>/dev/null || echo 0)"
+	rm -f "$OUT/.count"
+} > "$OUT/compare.tap"
+[ "$rc" = 0 ] || warn "a VM did not run to completion: see $OUT/*/console.log"
+exit "$rc"
