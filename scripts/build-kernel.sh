@@ -45,7 +45,7 @@ OUT=$(cd "$2" && pwd)
 SCRATCH=$OUT.kconfig
 LOG=$OUT.log
 
-export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+export CCACHE_DIR=${CCACHE_DIR:-${HOME:-/root}/.cache/ccache}
 # Relative paths in the cache keys: clones at other paths share the cache.
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$REPO_ROOT}
 export CCACHE_NOHASHDIR=1

@@ -25,7 +25,7 @@ usage() {
 	exit 2
 }
 
-KERNEL= INITRD= OUT= TOPO=numa4
+KERNEL='' INITRD='' OUT='' TOPO=numa4
 while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || usage
 	case $1 in
@@ -37,7 +37,9 @@ while [ $# -gt 0 ]; do
 	esac
 	shift 2
 done
-[ -n "$KERNEL" ] && [ -n "$INITRD" ] && [ -n "$OUT" ] || usage
+if [ -z "$KERNEL" ] || [ -z "$INITRD" ] || [ -z "$OUT" ]; then
+	usage
+fi
 
 # Test cases whose result differs on purpose: "program:case reason".
 # Per-process weights (set_mempolicy_weights(2)) do not exist upstream:

@@ -13,6 +13,10 @@
 # DIR/tap/kernel-console.tap (scripts/check-console.sh), DIR/tap/vm.tap
 # (did the VM run to the end in time) and DIR/timing.
 #
+# Environment: VM_TIMEOUT, VM_APPEND (extra kernel parameters),
+# VM_TEST_TIMEOUT (per-program limit in the guest), QEMU, QEMU_CPU (max),
+# QEMU_ACCEL (tcg,thread=multi).
+#
 # The host-side timeout (default 25 min, --timeout or $VM_TIMEOUT) kills
 # QEMU. Exit status: 0 if the guest's /init ran to completion, 1 if not
 # (crash, hang, timeout), 2 on usage errors. Test results are in the TAP
@@ -27,6 +31,8 @@ TIMEOUT=${VM_TIMEOUT:-1500}
 EXTRA_APPEND=${VM_APPEND:-}
 QEMU=${QEMU:-qemu-system-x86_64}
 QEMU_CPU=${QEMU_CPU:-max}
+# Multi-threaded TCG: no KVM is assumed on build/CI machines.
+QEMU_ACCEL=${QEMU_ACCEL:-tcg,thread=multi}
 
 usage() {
 	sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//' >&2
@@ -160,7 +166,7 @@ fi
 
 # shellcheck disable=SC2054
 qemu=(
-	"$QEMU" -accel tcg,thread=multi -machine pc,hmat=on -cpu "$QEMU_CPU"
+	"$QEMU" -accel "$QEMU_ACCEL" -machine pc,hmat=on -cpu "$QEMU_CPU"
 	-smp "$ncpus,sockets=$SOCKETS,cores=$CORES,threads=1" -m "${total_mem}M"
 	"${numa_args[@]}"
 	-nodefaults -no-user-config -display none -no-reboot
