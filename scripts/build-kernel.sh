@@ -113,7 +113,7 @@ verify_config() {
 	done
 	if [ $bad -ne 0 ]; then
 		echo "config: $bad option(s) did not survive merge_config.sh + olddefconfig" >&2
-		echo "config: (unmet dependencies? see 'make O=$SCRATCH menuconfig', search for the symbol)" >&2
+		echo "config: (unmet dependencies? see 'make -C $SRC O=$SCRATCH ARCH=x86_64 menuconfig', search for the symbol)" >&2
 		return 1
 	fi
 }
