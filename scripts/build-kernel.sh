@@ -148,6 +148,7 @@ fi
 
 # --- build ------------------------------------------------------------------------
 info "building bzImage in $OUT (make -j$JOBS, CC='ccache gcc', log: $LOG)"
+ccache --zero-stats >/dev/null
 start=$(date +%s)
 if ! "${MAKE[@]}" O="$OUT" bzImage >"$LOG" 2>&1; then
 	tail -n 60 "$LOG" >&2
@@ -159,4 +160,7 @@ end=$(date +%s)
 verify_config "$OUT/.config"
 secs=$((end - start))
 info "kernel built in ${secs}s: $OUT/arch/x86/boot/bzImage ($(stat -c %s "$OUT/arch/x86/boot/bzImage") bytes)"
-ccache --show-stats 2>/dev/null | grep -Ei 'hits|misses' | head -3 | sed 's/^/    ccache: /' || true
+ccache --print-stats 2>/dev/null | awk -F'\t' '
+	$1 == "direct_cache_hit" || $1 == "preprocessed_cache_hit" { hit += $2 }
+	$1 == "cache_miss" { miss = $2 }
+	END { printf "    ccache: %d hits, %d misses\n", hit, miss }' || true

@@ -43,7 +43,6 @@ PATTERNS=(
 	'hard LOCKUP'
 	'blocked for more than [0-9]+ seconds'
 	'Unable to handle kernel'
-	'### HOST:'
 )
 # Lines that match the above but are part of every healthy boot.
 IGNORE=(
