@@ -58,8 +58,9 @@ static void populate_on(struct __test_metadata *_metadata, char *buf,
 		TH_LOG("mbind(MPOL_BIND): %s", strerror(errno));
 	wi_fault_pages(buf, n, stride);
 	st = wi_nodes_of(_metadata, buf, n, stride);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		ASSERT_EQ(node, st[i]) TH_LOG("page %zu not bound", i);
+	}
 	free(st);
 }
 
@@ -139,8 +140,9 @@ TEST_F(wi_migrate, pages_on_policy_nodes_stay)
 			      MPOL_MF_MOVE | MPOL_MF_STRICT))
 		TH_LOG("mbind: %s", strerror(errno));
 	st = wi_nodes_of(_metadata, buf, npages, WI_PAGE_SIZE);
-	for (i = 0; i < npages; i++)
+	for (i = 0; i < npages; i++) {
 		EXPECT_EQ(self->nodes[0], st[i]) TH_LOG("page %zu moved", i);
+	}
 	free(st);
 	munmap(buf, npages * WI_PAGE_SIZE);
 }

@@ -95,10 +95,11 @@ TEST_F(wi_sysfs, node_files_match_memory_nodes)
 	}
 	closedir(d);
 
-	for (i = 0; i < self->nr; i++)
+	for (i = 0; i < self->nr; i++) {
 		EXPECT_TRUE(wi_mask_test(&files, self->nodes[i]))
 			TH_LOG("no weight file for memory node %d",
 			       self->nodes[i]);
+	}
 
 	for (i = 0; i < WI_MAX_NODES; i++) {
 		if (!wi_mask_test(&files, i) || wi_mask_test(&mem, i))

@@ -165,10 +165,11 @@ TEST_F(wi_task, anon_fault_uses_interleave_index)
 	 * that MADV_DONTNEED cannot free the table.
 	 */
 	wi_fault_pages(buf, npages, WI_PAGE_SIZE);
-	for (i = 0; i < npages; i += BLOCK_PAGES)
+	for (i = 0; i < npages; i += BLOCK_PAGES) {
 		ASSERT_EQ(0, madvise(buf + (i + 1) * WI_PAGE_SIZE,
 				     (BLOCK_PAGES - 1) * WI_PAGE_SIZE,
 				     MADV_DONTNEED));
+	}
 
 	ASSERT_EQ(0, wi_set_mempolicy(MPOL_WEIGHTED_INTERLEAVE, &self->mask));
 	ASSERT_EQ(0, wi_get_mempolicy(&next, NULL, NULL, MPOL_F_NODE));

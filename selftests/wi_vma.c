@@ -253,8 +253,9 @@ TEST_F(wi_vma, shmem_memfd)
 
 	/* First half faulted through the mapping, second half by write(). */
 	wi_fault_pages(map, half, WI_PAGE_SIZE);
-	for (i = half; i < npages; i++)
+	for (i = half; i < npages; i++) {
 		ASSERT_EQ(0, wi_file_write_page(fd, i));
+	}
 	wi_read_pages(map, npages, WI_PAGE_SIZE);
 
 	st = wi_nodes_of(_metadata, map, npages, WI_PAGE_SIZE);
@@ -308,8 +309,9 @@ TEST_F(wi_vma, tmpfs_mount_option)
 	fd = open(path, O_RDWR | O_CREAT, 0600);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, fstat(fd, &sb));
-	for (i = 0; i < npages; i++)
+	for (i = 0; i < npages; i++) {
 		ASSERT_EQ(0, wi_file_write_page(fd, i));
+	}
 
 	map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
 	ASSERT_NE(MAP_FAILED, map);
