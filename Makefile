@@ -49,7 +49,7 @@ help:
 	@echo '  initramfs     build/initramfs.cpio.gz with busybox, /init and the selftests'
 	@echo '  checkpatch    checkpatch.pl --strict on each patch of the series (TAP)'
 	@echo '  shellcheck    shellcheck the scripts (TAP)'
-	@echo '  series-build  build after each patch of the series (build/series-*)'
+	@echo '  series-build  build after each patch of the series (build/series/)'
 	@echo '  demo, bench   boot $$(TOPOLOGY) (default numa4) running wi_demo / wi_bench'
 	@echo '  shell         boot $$(TOPOLOGY) with a shell on the console (Ctrl-A x quits)'
 	@echo '  clean         remove build/'

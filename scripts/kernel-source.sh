@@ -96,7 +96,11 @@ tree_ok() {
 }
 
 if tree_ok && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$WANT_STAMP" ]; then
-	info "reusing $DEST ($KSRC_PKG $VERSION, series unchanged)"
+	if [ "$BASE_ONLY" = 1 ]; then
+		info "reusing $DEST ($KSRC_PKG $VERSION)"
+	else
+		info "reusing $DEST ($KSRC_PKG $VERSION, kernel-patches/ unchanged)"
+	fi
 	exit 0
 fi
 rm -f "$STAMP"

@@ -5,8 +5,10 @@
 #
 # usage: series-build.sh
 #
-# Works on its own tree and object directory (build/series-linux,
-# build/series-kernel) so the test kernel in build/linux is left alone.
+# Works on its own tree and object directory (build/series/linux,
+# build/series/kernel) so the test kernel in build/linux is left alone.
+# The layout mirrors build/{linux,kernel}, so compiler cache entries are
+# shared with the test kernel build.
 # The base tree is built first, then the patches are applied one at a
 # time with an incremental build after each. Fails naming the first patch
 # that does not apply or does not build.
@@ -15,8 +17,8 @@ set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-SRC=$BUILD_DIR/series-linux
-OBJ=$BUILD_DIR/series-kernel
+SRC=$BUILD_DIR/series/linux
+OBJ=$BUILD_DIR/series/kernel
 FRAGMENTS=${KCONFIG_FRAGMENTS:-base debug}
 
 "$REPO_ROOT/scripts/kernel-source.sh" --dest "$SRC" --base-only
