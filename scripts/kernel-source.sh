@@ -106,9 +106,37 @@ fi
 rm -f "$STAMP"
 
 # --- 3. the base tree ------------------------------------------------------
+# Re-applying the series rewrites every file it touches. To keep O= builds
+# incremental, files whose content ends up as it was before get their old
+# mtime back. Only done from a clean tree: a hand-edited file may have been
+# built in its edited state.
+OLD_HEAD=""
+MTIMES=$DEST.mtimes
+save_mtimes() {
+	rm -f "$MTIMES"
+	[ -z "$(git_tree "$DEST" status --porcelain --untracked-files=no)" ] || return 0
+	OLD_HEAD=$(git_tree "$DEST" rev-parse HEAD)
+	(cd "$DEST" && git diff --name-only -z base "$OLD_HEAD" |
+		xargs -0r stat -c '%y	%n' >"$MTIMES") || rm -f "$MTIMES"
+}
+restore_mtimes() {
+	local t f n=0
+	[ -n "$OLD_HEAD" ] && [ -f "$MTIMES" ] || return 0
+	while IFS=$'\t' read -r t f; do
+		if [ "$(git_tree "$DEST" rev-parse -q --verify "$OLD_HEAD:$f" 2>/dev/null)" = \
+		     "$(git_tree "$DEST" rev-parse -q --verify "HEAD:$f" 2>/dev/null)" ]; then
+			touch -d "$t" "$DEST/$f"
+			n=$((n + 1))
+		fi
+	done <"$MTIMES"
+	rm -f "$MTIMES"
+	info "kept the timestamps of $n unchanged file(s)"
+}
+
 if tree_ok && [ "$(git_tree "$DEST" config --get wi.debversion || true)" = "$VERSION" ]; then
 	info "resetting $DEST to base ($KSRC_PKG $VERSION)"
 	git_tree "$DEST" am --abort >/dev/null 2>&1 || true
+	save_mtimes
 	git_tree "$DEST" checkout -q -f --detach base
 	git_tree "$DEST" clean -q -f -d -x
 else
@@ -145,5 +173,6 @@ if [ "$BASE_ONLY" = 0 ]; then
 	rm -f "$DEST.am.log"
 	info "applied $n patch(es) from kernel-patches/series onto $KSRC_PKG $VERSION"
 fi
+restore_mtimes
 
 echo "$WANT_STAMP" > "$STAMP"
