@@ -14,6 +14,8 @@ BUILD      := $(CURDIR)/build
 LINUX      := $(BUILD)/linux
 KOUT       := $(BUILD)/kernel
 BZIMAGE    := $(KOUT)/arch/x86/boot/bzImage
+BENCH_KOUT := $(BUILD)/kernel-bench
+BENCH_BZIMAGE := $(BENCH_KOUT)/arch/x86/boot/bzImage
 SELFTESTS  := $(BUILD)/selftests
 INITRAMFS  := $(BUILD)/initramfs.cpio.gz
 RESULTS    := $(BUILD)/results
@@ -29,13 +31,15 @@ TOPOLOGY          ?= numa4
 export KCONFIG_FRAGMENTS VM_TIMEOUT
 
 R := build/results
-HOST_TAP := $(R)/host/tap/checkpatch.tap $(R)/host/tap/shellcheck.tap
+HOST_TAP := $(R)/host/tap/checkpatch.tap $(R)/host/tap/shellcheck.tap \
+	    $(R)/host/tap/manpages.tap
 # Per topology: did the VM finish, was the console clean, then every program
 # (the glob is expanded by the shell, after the VMs ran).
 VM_TAP    = $(foreach t,$(TOPOLOGIES),$(R)/$(t)/tap/vm.tap $(R)/$(t)/tap/kernel-console.tap $(R)/$(t)/tap/*.tap)
 
 .PHONY: help deps source kernel selftests initramfs check checkpatch \
-	shellcheck series-build demo bench shell clean
+	shellcheck manlint series-build demo bench bench-kernel \
+	compare-upstream shell clean
 
 help:
 	@echo 'Targets:'
@@ -50,7 +54,12 @@ help:
 	@echo '  checkpatch    checkpatch.pl --strict on each patch of the series (TAP)'
 	@echo '  shellcheck    shellcheck the scripts (TAP)'
 	@echo '  series-build  build after each patch of the series (build/series/)'
-	@echo '  demo, bench   boot $$(TOPOLOGY) (default numa4) running wi_demo / wi_bench'
+	@echo '  demo          boot $$(TOPOLOGY) (default numa4) and run wi_demo'
+	@echo '  bench         boot $$(TOPOLOGY) on a non-debug kernel (build/kernel-bench)'
+	@echo '                with instruction-counted clocks and run wi_bench'
+	@echo '  compare-upstream  run the tests on this kernel and on Debian'"'"'s upstream'
+	@echo '                6.12 kernel; every test case must agree (TAP)'
+	@echo '  manlint       mandoc -T lint on the man pages (TAP)'
 	@echo '  shell         boot $$(TOPOLOGY) with a shell on the console (Ctrl-A x quits)'
 	@echo '  clean         remove build/'
 	@echo 'Variables: KCONFIG_FRAGMENTS="$(KCONFIG_FRAGMENTS)" VM_TIMEOUT=$(VM_TIMEOUT) TOPOLOGY=$(TOPOLOGY)'
@@ -83,6 +92,9 @@ checkpatch: source
 shellcheck: deps
 	@scripts/shellcheck.sh
 
+manlint: deps
+	@scripts/manlint.sh
+
 series-build: deps
 	@scripts/series-build.sh
 
@@ -91,18 +103,42 @@ check: deps source kernel selftests initramfs
 	@rm -rf $(RESULTS)
 	@scripts/checkpatch.sh >/dev/null || true
 	@scripts/shellcheck.sh >/dev/null || true
+	@scripts/manlint.sh >/dev/null || true
 	@for t in $(TOPOLOGIES); do \
 		scripts/vm-run.sh --kernel $(BZIMAGE) --initrd $(INITRAMFS) \
 			--topology $$t --mode test --out $(RESULTS)/$$t || true; \
 	done
 	@scripts/prove-results.sh $(HOST_TAP) $(VM_TAP)
 
-demo bench: kernel initramfs
+demo: kernel initramfs
 	@rc=0; scripts/vm-run.sh --kernel $(BZIMAGE) --initrd $(INITRAMFS) \
 		--topology $(TOPOLOGY) --mode $@ --out $(RESULTS)/$@ || rc=$$?; \
 	echo "--- ttyS1 ($@ output) ---"; \
 	tr -d '\r' < $(RESULTS)/$@/ttyS1.log; \
 	exit $$rc
+
+# The benchmark boots a kernel without the debug options, whose cost would
+# drown the one measured, and counts guest time in executed instructions,
+# so that ratios measured in one boot repeat from run to run.
+bench-kernel: source
+	@scripts/build-kernel.sh --fragments base $(LINUX) $(BENCH_KOUT)
+
+bench: bench-kernel initramfs
+	@rc=0; VM_ICOUNT=1 scripts/vm-run.sh --kernel $(BENCH_BZIMAGE) \
+		--initrd $(INITRAMFS) --topology $(TOPOLOGY) --mode $@ \
+		--out $(RESULTS)/$@ || rc=$$?; \
+	echo "--- ttyS1 ($@ output) ---"; \
+	tr -d '\r' < $(RESULTS)/$@/ttyS1.log; \
+	exit $$rc
+
+# The same tests on Debian's upstream 6.12 kernel: every test case must
+# give the same result on both, but for deliberate differences.
+compare-upstream: kernel initramfs
+	@scripts/compare-upstream.sh --kernel $(BZIMAGE) --initrd $(INITRAMFS) \
+		--topology $(TOPOLOGY) --out $(RESULTS)/compare || true
+	@scripts/prove-results.sh $(R)/compare/compare.tap \
+		$(R)/compare/project/tap/kernel-console.tap \
+		$(R)/compare/upstream/tap/kernel-console.tap
 
 shell: kernel initramfs
 	@scripts/vm-run.sh --kernel $(BZIMAGE) --initrd $(INITRAMFS) \

@@ -15,7 +15,9 @@
 #
 # Environment: VM_TIMEOUT, VM_APPEND (extra kernel parameters),
 # VM_TEST_TIMEOUT (per-program limit in the guest), QEMU, QEMU_CPU (max),
-# QEMU_ACCEL (tcg,thread=multi).
+# QEMU_ACCEL (tcg,thread=multi), VM_ICOUNT=1 (guest clocks advance by
+# executed instructions, -icount shift=0,sleep=off: repeatable timings for
+# benchmarks, on one host thread).
 #
 # The host-side timeout (default 25 min, --timeout or $VM_TIMEOUT) kills
 # QEMU. Exit status: 0 if the guest's /init ran to completion, 1 if not
@@ -33,6 +35,13 @@ QEMU=${QEMU:-qemu-system-x86_64}
 QEMU_CPU=${QEMU_CPU:-max}
 # Multi-threaded TCG: no KVM is assumed on build/CI machines.
 QEMU_ACCEL=${QEMU_ACCEL:-tcg,thread=multi}
+ICOUNT=()
+if [ "${VM_ICOUNT:-0}" = 1 ]; then
+	# icount needs single-threaded TCG.
+	QEMU_ACCEL=tcg,thread=single
+	# shellcheck disable=SC2054 # commas are part of QEMU's option syntax
+	ICOUNT=(-icount shift=0,sleep=off)
+fi
 
 usage() {
 	sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//' >&2
@@ -144,7 +153,9 @@ for ((i = 0; i < NODES; i++)); do
 	read -r -a row <<<"${DIST[i]}"
 	rows+=("$(join , "${row[@]}")")
 done
-cmdline="console=ttyS0,115200 oops=panic panic=-1 kmemleak=on"
+# nohugevmalloc: vmalloc() in 4 KiB pages, so that large vmalloc()s go
+# through the bulk page allocator, which wi_bulk tests.
+cmdline="console=ttyS0,115200 oops=panic panic=-1 kmemleak=on nohugevmalloc"
 cmdline+=" wi.mode=$MODE wi.topo=$TOPO wi.dist=$(join / "${rows[@]}")"
 cmdline+=" wi.cpus=$(join / "${NODE_CPUS[@]}") wi.init=$(join , "${NODE_INIT[@]}")"
 [ -z "${VM_TEST_TIMEOUT:-}" ] || cmdline+=" wi.timeout=$VM_TEST_TIMEOUT"
@@ -166,7 +177,7 @@ fi
 
 # shellcheck disable=SC2054
 qemu=(
-	"$QEMU" -accel "$QEMU_ACCEL" -machine pc,hmat=on -cpu "$QEMU_CPU"
+	"$QEMU" -accel "$QEMU_ACCEL" "${ICOUNT[@]}" -machine pc,hmat=on -cpu "$QEMU_CPU"
 	-smp "$ncpus,sockets=$SOCKETS,cores=$CORES,threads=1" -m "${total_mem}M"
 	"${numa_args[@]}"
 	-nodefaults -no-user-config -display none -no-reboot
