@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
 	--out) OUT=$2; shift 2 ;;
 	--selftests) SELFTESTS=$2; shift 2 ;;
 	--extra) EXTRA+=("$2"); shift 2 ;;
-	-h|--help) sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) script_help "$0"; exit 0 ;;
 	*) die "unknown argument: $1" ;;
 	esac
 done

@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--fragments) FRAGMENTS=$2; shift 2 ;;
 	--config-only) CONFIG_ONLY=1; shift ;;
-	-h|--help) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) script_help "$0"; exit 0 ;;
 	--) shift; break ;;
 	-*) die "unknown option: $1" ;;
 	*) break ;;

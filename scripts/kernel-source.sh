@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--dest) DEST=$2; shift 2 ;;
 	--base-only) BASE_ONLY=1; shift ;;
-	-h|--help) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) script_help "$0"; exit 0 ;;
 	*) die "unknown argument: $1" ;;
 	esac
 done

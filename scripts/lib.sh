@@ -62,3 +62,9 @@ git_tree() {
 		-c user.email="$GIT_COMMITTER_EMAIL" \
 		-c core.autocrlf=false -c gc.auto=0 "$@"
 }
+
+# Print the comment block at the top of script $1 (after the SPDX line),
+# which documents its usage.
+script_help() {
+	awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$1"
+}

@@ -44,7 +44,7 @@ if [ "${VM_ICOUNT:-0}" = 1 ]; then
 fi
 
 usage() {
-	sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//' >&2
+	script_help "$0" >&2
 	exit 2
 }
 while [ $# -gt 0 ]; do
