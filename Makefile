@@ -56,7 +56,8 @@ help:
 	@echo '  series-build  build after each patch of the series (build/series/)'
 	@echo '  demo          boot $$(TOPOLOGY) (default numa4) and run wi_demo'
 	@echo '  bench         boot $$(TOPOLOGY) on a non-debug kernel (build/kernel-bench)'
-	@echo '                with instruction-counted clocks and run wi_bench'
+	@echo '                with instruction-counted clocks and run wi_bench; then'
+	@echo '                the same on upstream 6.12 for reference (WI_BENCH_ARGS)'
 	@echo '  compare-upstream  run the tests on this kernel and on Debian'"'"'s upstream'
 	@echo '                6.12 kernel; every test case must agree (TAP)'
 	@echo '  manlint       mandoc -T lint on the man pages (TAP)'
@@ -124,12 +125,8 @@ bench-kernel: source
 	@scripts/build-kernel.sh --fragments base $(LINUX) $(BENCH_KOUT)
 
 bench: bench-kernel initramfs
-	@rc=0; VM_ICOUNT=1 scripts/vm-run.sh --kernel $(BENCH_BZIMAGE) \
-		--initrd $(INITRAMFS) --topology $(TOPOLOGY) --mode $@ \
-		--out $(RESULTS)/$@ || rc=$$?; \
-	echo "--- ttyS1 ($@ output) ---"; \
-	tr -d '\r' < $(RESULTS)/$@/ttyS1.log; \
-	exit $$rc
+	@scripts/bench.sh --kernel $(BENCH_BZIMAGE) --initrd $(INITRAMFS) \
+		--topology $(TOPOLOGY) --out $(RESULTS)/$@
 
 # The same tests on Debian's upstream 6.12 kernel: every test case must
 # give the same result on both, but for deliberate differences.

@@ -9,10 +9,9 @@
 # usage: compare-upstream.sh --kernel BZIMAGE --initrd CPIO --out DIR
 #                            [--topology numa4|cxl]
 #
-# Upstream's kernel comes from the newest linux-image-6.12.*-cloud-amd64
-# package in the archive ($UPSTREAM_PKG overrides the package name); its
-# drivers for the emulated machine are built in, so it boots the same
-# initramfs.  Writes DIR/{project,upstream}/ (vm-run.sh output of each
+# Upstream's kernel is Debian's 6.12 cloud kernel (upstream_kernel in
+# lib.sh); its drivers for the emulated machine are built in, so it boots
+# the same initramfs.  Writes DIR/{project,upstream}/ (vm-run.sh output of each
 # kernel) and DIR/compare.tap: one test per test case, "ok" when both
 # kernels pass it or both skip it, or when the difference is one this
 # series makes on purpose (listed below, with the reason).
@@ -48,28 +47,6 @@ ALLOWED_DIFFERENCES='
 wi_weights:weights.* per-process weights are not in upstream Linux
 wi_weights_stress:stress.* per-process weights are not in upstream Linux
 '
-
-upstream_kernel() {
-	local dir=$BUILD_DIR/upstream pkg deb
-	pkg=${UPSTREAM_PKG:-$(apt-cache search --names-only \
-		'^linux-image-6\.12\.[0-9]+\+deb12-cloud-amd64-unsigned$' |
-		awk '{ print $1 }' | sort -V | tail -n 1)}
-	[ -n "$pkg" ] || die "no linux-image-6.12 cloud kernel in the archive (apt-get update?)"
-	mkdir -p "$dir"
-	if [ ! -f "$dir/$pkg.vmlinuz" ]; then
-		info "fetching $pkg" >&2
-		rm -rf "$dir/tmp" && mkdir -p "$dir/tmp"
-		(cd "$dir/tmp" &&
-		 apt-get -o APT::Sandbox::User=root download "$pkg" >/dev/null) ||
-			die "apt-get download $pkg failed"
-		dpkg-deb -x "$dir"/tmp/*.deb "$dir/tmp/x"
-		deb=$(find "$dir/tmp/x/boot" -name 'vmlinuz-*' | head -n 1)
-		[ -n "$deb" ] || die "$pkg has no /boot/vmlinuz-*"
-		mv "$deb" "$dir/$pkg.vmlinuz"
-		rm -rf "$dir/tmp"
-	fi
-	echo "$dir/$pkg.vmlinuz"
-}
 
 # "program case status" for every test case of a vm-run.sh result
 # directory; status is pass, fail or skip.

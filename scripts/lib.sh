@@ -68,3 +68,29 @@ git_tree() {
 script_help() {
 	awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$1"
 }
+
+# Upstream's own weighted interleave, for comparison: the vmlinuz of the
+# newest linux-image-6.12.*-cloud-amd64 package in the archive
+# ($UPSTREAM_PKG overrides the package name), fetched once into
+# $BUILD_DIR/upstream. Prints its path.
+upstream_kernel() {
+	local dir=$BUILD_DIR/upstream pkg deb
+	pkg=${UPSTREAM_PKG:-$(apt-cache search --names-only \
+		'^linux-image-6\.12\.[0-9]+\+deb12-cloud-amd64-unsigned$' |
+		awk '{ print $1 }' | sort -V | tail -n 1)}
+	[ -n "$pkg" ] || die "no linux-image-6.12 cloud kernel in the archive (apt-get update?)"
+	mkdir -p "$dir"
+	if [ ! -f "$dir/$pkg.vmlinuz" ]; then
+		info "fetching $pkg" >&2
+		rm -rf "$dir/tmp" && mkdir -p "$dir/tmp"
+		(cd "$dir/tmp" &&
+		 apt-get -o APT::Sandbox::User=root download "$pkg" >/dev/null) ||
+			die "apt-get download $pkg failed"
+		dpkg-deb -x "$dir"/tmp/*.deb "$dir/tmp/x"
+		deb=$(find "$dir/tmp/x/boot" -name 'vmlinuz-*' | head -n 1)
+		[ -n "$deb" ] || die "$pkg has no /boot/vmlinuz-*"
+		mv "$deb" "$dir/$pkg.vmlinuz"
+		rm -rf "$dir/tmp"
+	fi
+	echo "$dir/$pkg.vmlinuz"
+}

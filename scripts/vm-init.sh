@@ -12,6 +12,7 @@
 #   wi.mode=bench   the same for /selftests/wi_bench only
 #   wi.mode=shell   interactive shell on the console (ttyS0)
 #   wi.timeout=SECS per-program time limit (default 900)
+#   wi.args=A,B,... arguments for wi_demo or wi_bench (commas for spaces)
 #
 # Every program runs as root with cwd /tmp and stdin from /dev/null. When
 # the run is over "WI-INIT: done" is printed on the console: its absence
@@ -63,11 +64,13 @@ hostname wi-test 2>/dev/null || true
 
 MODE="test"
 TIMEOUT=900
+ARGS=''
 read -r cmdline </proc/cmdline || true
 for arg in $cmdline; do
 	case $arg in
 	wi.mode=*) MODE=${arg#wi.mode=} ;;
 	wi.timeout=*) TIMEOUT=${arg#wi.timeout=} ;;
+	wi.args=*) ARGS=$(echo "${arg#wi.args=}" | tr , ' ') ;;
 	esac
 done
 
@@ -84,13 +87,13 @@ else
 	OUT=/dev/console
 fi
 
-# run_one PATH: run one program with its output framed on $OUT.
+# run_one PATH [ARG...]: run one program with its output framed on $OUT.
 run_one() {
 	name=$(basename "$1")
-	log "run $name"
+	log "run $*"
 	echo "### BEGIN $name" >"$OUT"
 	rc=0
-	(cd /tmp && exec timeout -s KILL "$TIMEOUT" "$1") </dev/null >"$OUT" 2>&1 || rc=$?
+	(cd /tmp && exec timeout -s KILL "$TIMEOUT" "$@") </dev/null >"$OUT" 2>&1 || rc=$?
 	echo "### END $name rc=$rc" >"$OUT"
 	log "end $name rc=$rc"
 }
@@ -126,7 +129,8 @@ test)
 	;;
 demo|bench)
 	if [ -x "/selftests/wi_$MODE" ]; then
-		run_one "/selftests/wi_$MODE"
+		# shellcheck disable=SC2086 # word splitting wanted
+		run_one "/selftests/wi_$MODE" $ARGS
 	else
 		log "/selftests/wi_$MODE is not in the initramfs"
 		echo "/selftests/wi_$MODE is not in the initramfs" >"$OUT"
