@@ -37,7 +37,7 @@ HOST_TAP := $(R)/host/tap/checkpatch.tap $(R)/host/tap/shellcheck.tap \
 # (the glob is expanded by the shell, after the VMs ran).
 VM_TAP    = $(foreach t,$(TOPOLOGIES),$(R)/$(t)/tap/vm.tap $(R)/$(t)/tap/kernel-console.tap $(R)/$(t)/tap/*.tap)
 
-.PHONY: help deps source kernel selftests initramfs check checkpatch \
+.PHONY: help deps source kernel selftests numactl initramfs check checkpatch \
 	shellcheck manlint series-build demo bench bench-kernel \
 	compare-upstream shell clean
 
@@ -50,7 +50,8 @@ help:
 	@echo '  source        build/linux: linux-source-6.1 + kernel-patches/series'
 	@echo '  kernel        build/kernel/arch/x86/boot/bzImage (tinyconfig + scripts/kconfig/*.config)'
 	@echo '  selftests     make -C selftests into build/selftests (if selftests/Makefile exists)'
-	@echo '  initramfs     build/initramfs.cpio.gz with busybox, /init and the selftests'
+	@echo '  numactl       numactl + numactl/*.patch from Debian'"'"'s source (build/numactl)'
+	@echo '  initramfs     build/initramfs.cpio.gz with busybox, /init, the selftests, numactl'
 	@echo '  checkpatch    checkpatch.pl --strict on each patch of the series (TAP)'
 	@echo '  shellcheck    shellcheck the scripts (TAP)'
 	@echo '  series-build  build after each patch of the series (build/series/)'
@@ -84,8 +85,13 @@ selftests: source
 		echo "selftests: no selftests/Makefile, nothing to build"; \
 	fi
 
-initramfs: selftests
-	@scripts/build-initramfs.sh --out $(INITRAMFS) --selftests $(or $(SELFTESTS_BIN),$(SELFTESTS))
+# numactl and libnuma with the patches in numactl/, and their tests.
+numactl: deps
+	@scripts/build-numactl.sh
+
+initramfs: selftests numactl
+	@scripts/build-initramfs.sh --out $(INITRAMFS) --selftests $(or $(SELFTESTS_BIN),$(SELFTESTS)) \
+		--root $(BUILD)/numactl/guest
 
 checkpatch: source
 	@scripts/checkpatch.sh
@@ -100,7 +106,7 @@ series-build: deps
 	@scripts/series-build.sh
 
 # Test failures are reported by prove at the end, not by the steps before it.
-check: deps source kernel selftests initramfs
+check: deps source kernel selftests numactl initramfs
 	@rm -rf $(RESULTS)
 	@scripts/checkpatch.sh >/dev/null || true
 	@scripts/shellcheck.sh >/dev/null || true

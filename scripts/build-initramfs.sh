@@ -6,6 +6,7 @@
 # programs.
 #
 # usage: build-initramfs.sh [--out FILE] [--selftests DIR] [--extra SRC:DEST]...
+#                           [--root DIR]...
 #
 #   --out FILE       gzip'ed newc cpio to write (default build/initramfs.cpio.gz)
 #   --selftests DIR  every executable directly in DIR goes to /selftests/
@@ -14,6 +15,10 @@
 #                    guest, e.g. --extra /usr/local/bin:/usr/local/bin.
 #                    Repeatable; $INITRAMFS_EXTRA may hold more, space
 #                    separated.
+#   --root DIR       every file and symbolic link under DIR goes to the same
+#                    path under / in the guest (e.g. an install tree made
+#                    with DESTDIR=DIR); the libraries its programs need are
+#                    resolved in DIR first. Repeatable.
 #
 # Dynamically linked programs are fine: the libraries and the ELF
 # interpreter they need (as ldd resolves them on this host) are copied
@@ -31,11 +36,13 @@ OUT=$BUILD_DIR/initramfs.cpio.gz
 SELFTESTS=$BUILD_DIR/selftests
 KSRC=${KSRC:-$BUILD_DIR/linux}
 read -r -a EXTRA <<<"${INITRAMFS_EXTRA:-}"
+ROOTS=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) OUT=$2; shift 2 ;;
 	--selftests) SELFTESTS=$2; shift 2 ;;
 	--extra) EXTRA+=("$2"); shift 2 ;;
+	--root) ROOTS+=("$2"); shift 2 ;;
 	-h|--help) script_help "$0"; exit 0 ;;
 	*) die "unknown argument: $1" ;;
 	esac
@@ -87,13 +94,38 @@ add_file() {
 	emit "file $g $h $mode 0 0"
 }
 
-# Libraries and interpreter of a dynamically linked ELF, as ldd resolves them.
+# Libraries and interpreter of a dynamically linked ELF, as ldd resolves
+# them; those found under the optional second argument (a --root tree) are
+# left out, the tree brings them itself.
 add_libs() {
-	local exe=$1 lib
+	local exe=$1 tree=${2:-} lib
 	ldd "$exe" >/dev/null 2>&1 || return 0
 	while read -r lib; do
+		[ -z "$tree" ] || [[ $lib != "$tree"/* ]] || continue
 		add_file "$lib" "$(readlink -f "$lib")" 0755
 	done < <(ldd "$exe" | grep -o '/[^ ]*' | sort -u)
+}
+
+# add_root DIR: DIR/x goes to /x, links as links.
+add_root() {
+	local root f g libpath
+	root=$(cd "$1" && pwd) || die "--root $1: no such directory"
+	libpath=$(find "$root" -name '*.so*' -printf '%h\n' | sort -u | paste -sd:)
+	while IFS= read -r -d '' f; do
+		g=${f#"$root"}
+		if [ -L "$f" ]; then
+			[ -z "${seen[$g]:-}" ] || continue
+			add_dir "$(dirname "$g")"
+			seen[$g]=link
+			emit "slink $g $(readlink "$f") 0777 0 0"
+		else
+			add_file "$g" "$f" "$(stat -c %a "$f")"
+			if [ -x "$f" ]; then
+				LD_LIBRARY_PATH=$libpath add_libs "$f" "$root"
+			fi
+		fi
+	done < <(find "$root" -mindepth 1 \( -type f -o -type l \) -print0 | sort -z)
+	info "initramfs: $root -> /"
 }
 
 # add_exes SRC_DIR GUEST_DIR: executables directly in SRC_DIR
@@ -132,6 +164,10 @@ printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$WORK/group"
 add_file /etc/passwd "$WORK/passwd" 0644
 add_file /etc/group "$WORK/group" 0644
+
+for r in "${ROOTS[@]}"; do
+	add_root "$r"
+done
 
 add_file /init "$REPO_ROOT/scripts/vm-init.sh" 0755
 add_file /wi/checks/topology "$REPO_ROOT/scripts/vm-topology.sh" 0755

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Install the host packages needed to build, boot and test the kernel.
+# Install the host packages needed to build, boot and test the kernel
+# and numactl.
 # Idempotent: only calls apt-get when something is missing.
 #
 # The kernel source package is handled by scripts/kernel-source.sh, which
@@ -16,6 +17,7 @@ PACKAGES=(
 	ccache cpio busybox-static qemu-system-x86 xz-utils
 	dwarves rsync kmod git perl gzip coreutils util-linux
 	shellcheck mandoc
+	autoconf automake libtool dpkg-dev
 )
 
 missing=()

@@ -1,0 +1,229 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# numactl --weighted-interleave and --weights, and libnuma's weighted
+# interleave calls, in the test machine (TAP). Every case checks where
+# the pages really landed (move_pages(2), through wi_pages) or, for bad
+# input, the message, the exit status and that the command did not run.
+#
+# Needs 4 nodes with memory; changes the global weights and puts them back.
+
+T=/usr/lib/numactl-tests/test
+PAGES=$T/wi_pages
+SYSFS=/sys/kernel/mm/mempolicy/weighted_interleave
+n=0 failed=0
+
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); failed=1; echo "not ok $n - $*"; }
+diag() { sed 's/^/# /'; }
+
+mapfile -t MEMNODES < <(awk -v RS=, -F- '{ for (i = $1; i <= ($2 == "" ? $1 : $2); i++) print i }' \
+	/sys/devices/system/node/has_memory)
+if [ ! -d "$SYSFS" ] || [ "${#MEMNODES[@]}" -lt 4 ]; then
+	echo "1..0 # SKIP needs weighted interleave and 4 nodes with memory"
+	exit 0
+fi
+N=("${MEMNODES[@]:0:4}")
+SET=$(IFS=,; echo "${N[*]}")
+
+declare -A saved
+for f in "$SYSFS"/node*; do saved[$f]=$(cat "$f"); done
+restore() { for f in "${!saved[@]}"; do echo "${saved[$f]}" > "$f"; done; }
+trap restore EXIT
+set_global() { # weights for N[0..3]
+	local i=0 w
+	for w in "$@"; do echo "$w" > "$SYSFS/node${N[i]}"; i=$((i + 1)); done
+}
+TASKW=1
+numactl --show | grep -q '^taskweights: unsupported' && TASKW=0
+
+# count NODE OUTPUT: the page count of NODE in a wi_pages line
+count() { tr ' ' '\n' <<<"$2" | awk -F: -v n="$1" '$1 == n { print $2 }'; }
+
+# task_counts DESC OUTPUT TOTAL W0 W1 W2 W3: round-robin by weight, so each
+# node is within its weight of its exact share.
+task_counts() {
+	local desc=$1 out=$2 total=$3 sum=0 i w c want bad=''
+	shift 3
+	for w in "$@"; do sum=$((sum + w)); done
+	for i in 0 1 2 3; do
+		w=${*:i+1:1}
+		c=$(count "${N[i]}" "$out")
+		want=$((total * w / sum))
+		if [ -z "$c" ] || [ $((c - want)) -gt "$w" ] || [ $((want - c)) -gt "$w" ]; then
+			bad+=" node${N[i]}=$c (want $want +-$w)"
+		fi
+	done
+	if [ -z "$bad" ]; then ok "$desc"; else not_ok "$desc"; fi
+	echo "# $out${bad:+ - wrong:$bad}"
+}
+
+# offset_counts DESC OUTPUT TOTAL W0 W1 W2 W3: a memory area's policy places
+# page i by i mod (sum of weights), the first W0 slots on N[0], and so on:
+# exact counts for a region starting at a multiple of the cycle.
+offset_counts() {
+	local desc=$1 out=$2 total=$3 sum=0 i w c want full rest bad=''
+	shift 3
+	for w in "$@"; do sum=$((sum + w)); done
+	full=$((total / sum)) rest=$((total % sum))
+	for i in 0 1 2 3; do
+		w=${*:i+1:1}
+		want=$((full * w + (rest < w ? rest : w)))
+		rest=$((rest > w ? rest - w : 0))
+		c=$(count "${N[i]}" "$out")
+		[ "$c" = "$want" ] || bad+=" node${N[i]}=$c (want $want)"
+	done
+	if [ -z "$bad" ]; then ok "$desc"; else not_ok "$desc"; fi
+	echo "# $out${bad:+ - wrong:$bad}"
+}
+
+# rejects DESC PATTERN NUMACTL-ARGS...: numactl must fail with a message
+# matching PATTERN and not run the command.
+rejects() {
+	local desc=$1 pat=$2 out rc
+	shift 2
+	rm -f /tmp/ran
+	out=$(numactl "$@" touch /tmp/ran 2>&1)
+	rc=$?
+	if [ "$rc" != 0 ] && [ ! -e /tmp/ran ] && grep -q -- "$pat" <<<"$out"; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		echo "# exit status $rc, command ran: $([ -e /tmp/ran ] && echo yes || echo no)"
+	fi
+	diag <<<"$out"
+}
+
+# --- global (sysfs) weights --------------------------------------------------
+set_global 5 3 1 1
+out=$(numactl -w "$SET" "$PAGES" task 1000)
+task_counts "-w $SET with sysfs weights 5:3:1:1" "$out" 1000 5 3 1 1
+out=$(numactl --weighted-interleave=all "$PAGES" task 1000)
+task_counts "--weighted-interleave=all" "$out" 1000 5 3 1 1
+out=$(numactl -w "+${N[0]},+${N[1]}" "$PAGES" task 800)
+c2=$(count "${N[2]}" "$out") c0=$(count "${N[0]}" "$out")
+if [ "$c2" = 0 ] && [ "$c0" -ge 495 ] && [ "$c0" -le 505 ]; then
+	ok "-w with cpuset-relative nodes"
+else
+	not_ok "-w with cpuset-relative nodes"
+fi
+echo "# -w +${N[0]},+${N[1]}, weights 5:3: $out"
+out=$(numactl -w "$SET" numactl --show)
+if grep -q '^policy: weighted-interleave$' <<<"$out" &&
+	grep -q "^interleavemask: ${N[*]} *\$" <<<"$out" &&
+	grep -q '^interleaveweights: 5 3 1 1 *$' <<<"$out" &&
+	grep -q "^globalweights:.* ${N[0]}:5 ${N[1]}:3 ${N[2]}:1 ${N[3]}:1" <<<"$out"; then
+	ok "--show under -w: mode, mask, weights"
+else
+	not_ok "--show under -w"
+	diag <<<"$out"
+fi
+
+# --- shared memory -----------------------------------------------------------
+rm -f /dev/shm/wi_file
+if numactl --length=4M --file /dev/shm/wi_file -w "$SET" --touch; then
+	out=$("$PAGES" file /dev/shm/wi_file)
+	offset_counts "--file tmpfs with -w: weighted, not plain interleave" "$out" 1024 5 3 1 1
+else
+	not_ok "numactl --file /dev/shm/wi_file -w $SET --touch failed"
+fi
+rm -f /dev/shm/wi_file
+touch /tmp/wi_key
+out=$(numactl --length=4M --shm /tmp/wi_key -w "$SET" --verify 2>&1)
+if [ $? = 0 ] && ! grep -q 'wrong policy\|mismatch' <<<"$out"; then
+	ok "--shm with -w: the segment has the weighted interleave policy (--verify)"
+else
+	not_ok "--shm with -w --verify"
+	diag <<<"$out"
+fi
+ipcrm -a 2>/dev/null
+
+# --- libnuma calls, upstream names -------------------------------------------
+out=$("$PAGES" alloc 1000 "$SET")
+offset_counts "numa_alloc_weighted_interleaved_subset" "$out" 1000 5 3 1 1
+out=$("$PAGES" memory 1000 "$SET")
+offset_counts "numa_weighted_interleave_memory" "$out" 1000 5 3 1 1
+out=$("$PAGES" mask 1000 "$SET")
+task_counts "numa_set/get_weighted_interleave_mask" "$out" 1000 5 3 1 1
+set_global 1 1 1 1
+out=$("$PAGES" allocall 1000)
+if [ "${#MEMNODES[@]}" = 4 ]; then
+	offset_counts "numa_alloc_weighted_interleaved (all nodes)" "$out" 1000 1 1 1 1
+else
+	ok "numa_alloc_weighted_interleaved (all nodes)"
+	echo "# $out (more than 4 nodes: not counted)"
+fi
+
+# --- per-command weights -----------------------------------------------------
+# On a kernel without set_mempolicy_weights(2) (upstream Linux) each case
+# checks instead that numactl refuses --weights with a clear message.
+unsupported() { # DESC
+	rejects "$1" 'no per-process weights' -w "$SET" --weights=7,1,1,1
+}
+d="--weights=7,1,1,1 over global 1:1:1:1 (task policy)"
+if [ "$TASKW" = 1 ]; then
+	out=$(numactl -w "$SET" --weights=7,1,1,1 "$PAGES" task 1000)
+	task_counts "$d" "$out" 1000 7 1 1 1
+else unsupported "$d"; fi
+d="--weights=${N[0]}:2,${N[1]}:2, others global"
+if [ "$TASKW" = 1 ]; then
+	out=$(numactl -w "$SET" --weights="${N[0]}:2,${N[1]}:2" "$PAGES" task 600)
+	task_counts "$d" "$out" 600 2 2 1 1
+else unsupported "$d"; fi
+d="--weights=7,1,1,1 with a VMA policy"
+if [ "$TASKW" = 1 ]; then
+	out=$(numactl -w "$SET" --weights=7,1,1,1 "$PAGES" memory 1000 "$SET")
+	offset_counts "$d" "$out" 1000 7 1 1 1
+else unsupported "$d"; fi
+d="--show with --weights: task and global weights"
+if [ "$TASKW" = 1 ]; then
+	out=$(numactl -w "$SET" --weights=5,3,1,1 numactl --show)
+	if grep -q '^interleaveweights: 5 3 1 1 *$' <<<"$out" &&
+		grep -q "^taskweights: ${N[0]}:5 ${N[1]}:3 ${N[2]}:1 ${N[3]}:1 *\$" <<<"$out" &&
+		grep -q "^globalweights:.* ${N[0]}:1 ${N[1]}:1" <<<"$out"; then
+		ok "$d"
+	else
+		not_ok "$d"
+	fi
+	diag <<<"$out"
+else unsupported "$d"; fi
+d="--show without --weights: taskweights none (unsupported without the call)"
+out=$(numactl --show)
+if grep -q "^taskweights: $([ "$TASKW" = 1 ] && echo none || echo unsupported)\$" <<<"$out"; then
+	ok "$d"
+else
+	not_ok "$d"
+	diag <<<"$out"
+fi
+
+# --- bad input ---------------------------------------------------------------
+rejects "--weights weight 0" 'not in 1-255' -w "$SET" --weights=0,1,1,1
+rejects "--weights weight 256" 'not in 1-255' -w "$SET" --weights=256,1,1,1
+rejects "--weights weight -1" 'expected a weight' -w "$SET" --weights=-1,1,1,1
+rejects "--weights not a number" 'expected a weight' -w "$SET" --weights=abc,1,1,1
+rejects "--weights empty" 'empty' -w "$SET" --weights=
+rejects "--weights too few" '3 weights for the 4' -w "$SET" --weights=5,3,1
+rejects "--weights too many" 'more weights than' -w "$SET" --weights=5,3,1,1,1
+rejects "--weights node outside the set" 'not one of the' -w "${N[0]},${N[1]}" --weights="${N[2]}:4"
+rejects "--weights node twice" 'given twice' -w "$SET" --weights="${N[0]}:4,${N[0]}:2"
+rejects "--weights without -w" 'needs --weighted-interleave' --weights=5,3,1,1
+rejects "-w with a bad node list" 'is invalid' -w 0-999
+rejects "-w twice" 'Conflicting policies' -w "$SET" -i "$SET"
+out=$(numactl --length=1M --file /dev/shm/wi_bad -w "$SET" --weights=5,3,1,1 2>&1)
+if [ $? != 0 ] && grep -q 'not for shared memory' <<<"$out"; then
+	ok "--weights with --file"
+else
+	not_ok "--weights with --file"
+fi
+diag <<<"$out"
+rm -f /dev/shm/wi_bad
+w=$(cat "$SYSFS/node${N[0]}")
+if [ "$w" = 1 ]; then
+	ok "global weights untouched by the rejected commands"
+else
+	not_ok "global weights untouched by the rejected commands"
+	echo "# node ${N[0]} has weight $w"
+fi
+
+echo "1..$n"
+exit "$failed"
