@@ -37,7 +37,7 @@ HOST_TAP := $(R)/host/tap/checkpatch.tap $(R)/host/tap/shellcheck.tap \
 # (the glob is expanded by the shell, after the VMs ran).
 VM_TAP    = $(foreach t,$(TOPOLOGIES),$(R)/$(t)/tap/vm.tap $(R)/$(t)/tap/kernel-console.tap $(R)/$(t)/tap/*.tap)
 
-.PHONY: help deps source kernel selftests numactl initramfs check checkpatch \
+.PHONY: help deps source kernel selftests numactl numactl-deb initramfs check checkpatch \
 	shellcheck manlint series-build demo bench bench-kernel \
 	compare-upstream shell clean
 
@@ -51,6 +51,7 @@ help:
 	@echo '  kernel        build/kernel/arch/x86/boot/bzImage (tinyconfig + scripts/kconfig/*.config)'
 	@echo '  selftests     make -C selftests into build/selftests (if selftests/Makefile exists)'
 	@echo '  numactl       numactl + numactl/*.patch from Debian'"'"'s source (build/numactl)'
+	@echo '  numactl-deb   Debian packages of it (numactl, libnuma1, libnuma-dev) in build/numactl/deb'
 	@echo '  initramfs     build/initramfs.cpio.gz with busybox, /init, the selftests, numactl'
 	@echo '  checkpatch    checkpatch.pl --strict on each patch of the series (TAP)'
 	@echo '  shellcheck    shellcheck the scripts (TAP)'
@@ -88,6 +89,10 @@ selftests: source
 # numactl and libnuma with the patches in numactl/, and their tests.
 numactl: deps
 	@scripts/build-numactl.sh
+
+# Debian packages of the numactl fork, for installing on a machine.
+numactl-deb: numactl
+	@scripts/build-numactl-deb.sh
 
 initramfs: selftests numactl
 	@scripts/build-initramfs.sh --out $(INITRAMFS) --selftests $(or $(SELFTESTS_BIN),$(SELFTESTS)) \

@@ -116,7 +116,7 @@ add_root() {
 		if [ -L "$f" ]; then
 			[ -z "${seen[$g]:-}" ] || continue
 			add_dir "$(dirname "$g")"
-			seen[$g]=link
+			seen[$g]="link"
 			emit "slink $g $(readlink "$f") 0777 0 0"
 		else
 			add_file "$g" "$f" "$(stat -c %a "$f")"
@@ -151,6 +151,12 @@ emit "nod /dev/null 0666 0 0 c 1 3"
 emit "nod /dev/ttyS0 0660 0 0 c 4 64"
 emit "nod /dev/ttyS1 0660 0 0 c 4 65"
 
+# Before busybox's applets: a tree's programs win over applets of the
+# same name.
+for r in "${ROOTS[@]}"; do
+	add_root "$r"
+done
+
 add_file /bin/busybox "$(readlink -f "$BUSYBOX")" 0755
 while read -r applet; do
 	[ "/$applet" != /bin/busybox ] || continue
@@ -164,10 +170,6 @@ printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$WORK/group"
 add_file /etc/passwd "$WORK/passwd" 0644
 add_file /etc/group "$WORK/group" 0644
-
-for r in "${ROOTS[@]}"; do
-	add_root "$r"
-done
 
 add_file /init "$REPO_ROOT/scripts/vm-init.sh" 0755
 add_file /wi/checks/topology "$REPO_ROOT/scripts/vm-topology.sh" 0755

@@ -12,7 +12,7 @@
 #   src/    the patched source tree, built in place
 #   root/   "make install DESTDIR=root" (prefix /usr, Debian's libdir)
 #   guest/  what the test machine gets: the programs and libnuma of root/,
-#           bash for numactl's test scripts, numactl's test suite in
+#           bash and grep for numactl's test scripts, numactl's test suite in
 #           /usr/lib/numactl-tests (laid out as its build tree, which the
 #           scripts expect) and the project's tests in /selftests
 # A rebuild happens only when the version, the series, a patch or a test
@@ -95,7 +95,8 @@ mkdir -p "$G/usr/bin" "$G/bin" "$G/selftests" "$T/test"
 cp -a "$NDIR/root/usr/bin/." "$G/usr/bin/"
 mkdir -p "$G/usr/lib/x86_64-linux-gnu"
 cp -a "$NDIR/root/usr/lib/x86_64-linux-gnu/"libnuma.so* "$G/usr/lib/x86_64-linux-gnu/"
-cp /bin/bash "$G/bin/bash"
+# The shell and the GNU grep (-P) numactl's test scripts use.
+cp /bin/bash /bin/grep "$G/bin/"
 # numactl's test suite expects its build tree: programs in builddir, test
 # programs and scripts in builddir/test.
 for b in numactl numademo memhog migratepages migspeed numastat; do
@@ -109,6 +110,7 @@ done
 	fi
 done)
 # The tests "make check" runs, in its order.
+# shellcheck disable=SC2016 # $(TESTS) is make's, not the shell's
 make -s -C "$SRC" -f Makefile -f - print-tests <<<'print-tests: ; @echo $(TESTS)' |
 	tr ' ' '\n' | grep -v '^$' > "$T/tests.list"
 for t in "$PDIR"/tests/*.sh; do

@@ -54,6 +54,11 @@ mnt() {
 mnt proc /proc || true
 mnt sysfs /sys || true
 grep -q '^[^ ]* /dev ' /proc/mounts || mnt devtmpfs /dev || true
+# bash's process substitution and scripts reading /dev/stdin need these.
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+[ -e /dev/stdin ] || ln -s /proc/self/fd/0 /dev/stdin
+[ -e /dev/stdout ] || ln -s /proc/self/fd/1 /dev/stdout
+[ -e /dev/stderr ] || ln -s /proc/self/fd/2 /dev/stderr
 mnt tmpfs /tmp mode=1777 || true
 mnt tmpfs /dev/shm mode=1777 || true
 mnt hugetlbfs /dev/hugepages || true

@@ -6,6 +6,29 @@
 # An exit status of 77 is a skip, as for automake.
 
 B=/usr/lib/numactl-tests
+
+# test/distance requires distance(a, b) == distance(b, a). ACPI's SLIT
+# does not (numa4 is asymmetric on purpose, like real multi-socket
+# machines), so on such a machine its failure is expected: TAP TODO.
+asymmetric_slit() {
+	local -a row
+	local -A d
+	local i=0 j k
+	# Row i of the matrix: the distance file of the i-th online node.
+	for k in $(ls -d /sys/devices/system/node/node[0-9]* | sort -V); do
+		read -r -a row < "$k/distance"
+		for j in "${!row[@]}"; do d[$i,$j]=${row[j]}; done
+		i=$((i + 1))
+	done
+	for k in "${!d[@]}"; do
+		[ "${d[$k]}" = "${d[${k#*,},${k%,*}]}" ] || return 0
+	done
+	return 1
+}
+declare -A todo=()
+if asymmetric_slit; then
+	todo[test/distance]="asymmetric SLIT distances, which the test does not expect"
+fi
 mapfile -t TESTS < "$B/tests.list"
 echo "1..${#TESTS[@]}"
 n=0 failed=0
@@ -17,6 +40,8 @@ for t in "${TESTS[@]}"; do
 		echo "ok $n - $t"
 	elif [ "$rc" = 77 ]; then
 		echo "ok $n - $t # SKIP exit status 77"
+	elif [ -n "${todo[$t]:-}" ]; then
+		echo "not ok $n - $t (exit status $rc) # TODO ${todo[$t]}"
 	else
 		echo "not ok $n - $t (exit status $rc)"
 		failed=1

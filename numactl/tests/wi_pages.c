@@ -11,6 +11,9 @@
  *   wi_pages memory PAGES NODES  mmap() + numa_weighted_interleave_memory()
  *   wi_pages file PATH           map PATH shared, fault every page of it
  *
+ * Private memory is kept out of transparent huge pages (MADV_NOHUGEPAGE),
+ * which would put 512 pages at a time on one node.
+ *
  * Prints "N:COUNT" for every node with memory, in node order, on one line.
  * Exits 1 with a message on any error.
  */
@@ -132,6 +135,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "wi_pages: no pages\n");
 		return 2;
 	}
+	if (strcmp(op, "file") && madvise(mem, npages * psz, MADV_NOHUGEPAGE))
+		die("madvise");
 	report(mem, npages, psz);
 	return 0;
 }
