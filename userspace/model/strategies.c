@@ -177,6 +177,50 @@ long bwm_search(const struct bwm_machine *m, const struct bwm_workload *wl,
 	return s.tried;
 }
 
+/*
+ * One move of the hill climbing, kept if it helps: j < n moves step of
+ * the pages from node i to node j; j == n mixes the placement with all
+ * pages on i (all nodes but i give up a share) and, if that does not
+ * help, with none on i (i's share spread over the others in proportion).
+ */
+static bool try_move(struct search *s, double *frac, int i, int j,
+		     double step, double *cur)
+{
+	double old[BWM_MAX_NODES], g;
+	int k;
+
+	if (i == j)
+		return false;
+	memcpy(old, frac, sizeof(double) * s->n);
+	if (j < s->n) {
+		if (frac[i] < step)
+			return false;
+		frac[i] -= step;
+		frac[j] += step;
+	} else {
+		for (k = 0; k < s->n; k++)
+			frac[k] = frac[k] * (1 - step) + (k == i ? step : 0);
+	}
+	g = eval_fractions(s, frac);
+	if (g > *cur * (1 + 1e-12)) {
+		*cur = g;
+		return true;
+	}
+	memcpy(frac, old, sizeof(double) * s->n);
+	if (j < s->n || frac[i] < step || frac[i] >= 1 - step)
+		return false;
+	for (k = 0; k < s->n; k++)
+		frac[k] = k == i ? old[i] - step :
+			  old[k] * (1 - old[i] + step) / (1 - old[i]);
+	g = eval_fractions(s, frac);
+	if (g > *cur * (1 + 1e-12)) {
+		*cur = g;
+		return true;
+	}
+	memcpy(frac, old, sizeof(double) * s->n);
+	return false;
+}
+
 long bwm_refine(const struct bwm_machine *m, const struct bwm_workload *wl,
 		double step, double min_step, double *frac, double *gbps)
 {
@@ -197,24 +241,11 @@ long bwm_refine(const struct bwm_machine *m, const struct bwm_workload *wl,
 
 		while (improved) {
 			improved = false;
-			for (i = 0; i < s.n; i++) {
-				for (j = 0; j < s.n; j++) {
-					double g;
-
-					if (i == j || frac[i] < step)
-						continue;
-					frac[i] -= step;
-					frac[j] += step;
-					g = eval_fractions(&s, frac);
-					if (g > cur * (1 + 1e-12)) {
-						cur = g;
-						improved = true;
-					} else {
-						frac[i] += step;
-						frac[j] -= step;
-					}
-				}
-			}
+			/* i -> j; then towards and away from each vertex */
+			for (i = 0; i < s.n; i++)
+				for (j = 0; j <= s.n; j++)
+					improved |= try_move(&s, frac, i, j,
+							     step, &cur);
 		}
 	}
 	*gbps = cur;
