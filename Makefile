@@ -32,14 +32,14 @@ export KCONFIG_FRAGMENTS VM_TIMEOUT
 
 R := build/results
 HOST_TAP := $(R)/host/tap/checkpatch.tap $(R)/host/tap/shellcheck.tap \
-	    $(R)/host/tap/manpages.tap
+	    $(R)/host/tap/manpages.tap $(R)/host/tap/model-*.tap
 # Per topology: did the VM finish, was the console clean, then every program
 # (the glob is expanded by the shell, after the VMs ran).
 VM_TAP    = $(foreach t,$(TOPOLOGIES),$(R)/$(t)/tap/vm.tap $(R)/$(t)/tap/kernel-console.tap $(R)/$(t)/tap/*.tap)
 
 .PHONY: help deps source kernel selftests numactl numactl-deb initramfs check checkpatch \
 	shellcheck manlint series-build demo bench bench-kernel \
-	compare-upstream shell clean
+	compare-upstream shell clean model model-check bench-model
 
 help:
 	@echo 'Targets:'
@@ -63,9 +63,15 @@ help:
 	@echo '  compare-upstream  run the tests on this kernel and on Debian'"'"'s upstream'
 	@echo '                6.12 kernel; every test case must agree (TAP)'
 	@echo '  manlint       mandoc -T lint on the man pages (TAP)'
+	@echo '  model         build the NUMA bandwidth model and bwap-eval (build/model/)'
+	@echo '  model-check   the model'"'"'s tests under ASan/UBSan on the host (TAP in'
+	@echo '                build/results/host/tap/model-*.tap)'
+	@echo '  bench-model   model predictions per second, exhaustive search time'
 	@echo '  shell         boot $$(TOPOLOGY) with a shell on the console (Ctrl-A x quits)'
 	@echo '  clean         remove build/'
 	@echo 'Variables: KCONFIG_FRAGMENTS="$(KCONFIG_FRAGMENTS)" VM_TIMEOUT=$(VM_TIMEOUT) TOPOLOGY=$(TOPOLOGY)'
+	@echo '           KSRC=DIR (kernel tree with the kselftest harness for model-check;'
+	@echo '           default build/linux, unpacked by "make source")'
 	@echo '           SELFTESTS_BIN=DIR (boot prebuilt test programs instead of building selftests/)'
 
 deps:
@@ -116,6 +122,7 @@ check: deps source kernel selftests numactl initramfs
 	@scripts/checkpatch.sh >/dev/null || true
 	@scripts/shellcheck.sh >/dev/null || true
 	@scripts/manlint.sh >/dev/null || true
+	@$(MAKE) --no-print-directory model-check >/dev/null 2>&1 || true
 	@for t in $(TOPOLOGIES); do \
 		scripts/vm-run.sh --kernel $(BZIMAGE) --initrd $(INITRAMFS) \
 			--topology $$t --mode test --out $(RESULTS)/$$t || true; \
@@ -151,6 +158,24 @@ compare-upstream: kernel initramfs
 shell: kernel initramfs
 	@scripts/vm-run.sh --kernel $(BZIMAGE) --initrd $(INITRAMFS) \
 		--topology $(TOPOLOGY) --mode shell --out $(RESULTS)/shell
+
+# The model is host code: its tests need only the kselftest harness from a
+# kernel tree.  Given KSRC=DIR (a tree already unpacked), the kernel
+# source is not prepared here.
+KSRC ?= $(LINUX)
+MODEL_MAKE = $(MAKE) --no-print-directory -C userspace/model KSRC=$(KSRC) \
+	O=$(BUILD)/model TAP_DIR=$(CURDIR)/$(R)/host/tap
+MODEL_DEPS := deps $(if $(filter command line environment,$(origin KSRC)),,source)
+
+model: deps
+	@$(MODEL_MAKE) all
+
+model-check: $(MODEL_DEPS)
+	@rm -f $(R)/host/tap/model-*.tap
+	@$(MODEL_MAKE) check
+
+bench-model: model
+	@$(MODEL_MAKE) bench
 
 clean:
 	rm -rf $(BUILD)

@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libbwmodel: a bandwidth model of a NUMA machine.
+ *
+ * Given a machine (nodes, memory controllers, directed node-to-node
+ * bandwidth, idle latency), a workload (worker nodes, threads, demand,
+ * shared/private and read/write mix, memory-level parallelism) and a
+ * placement (the fraction of pages on every node), it predicts the traffic
+ * on every controller and path, the loaded latency, per-worker throughput
+ * (the slowest worker bounds the run), execution time and stall-cycle
+ * rate.  Documentation/model.md gives the equations and the file formats.
+ *
+ * No global state: everything lives in caller-owned structures.  Functions
+ * return 0 or a negative errno; parsers also fill a struct bwm_error.
+ */
+#ifndef BWMODEL_H
+#define BWMODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define BWM_MAX_NODES		16
+#define BWM_LINE_BYTES		64.0
+#define BWM_MAX_STEPS		100	/* finest exhaustive search: 1 % */
+
+/* ---- errors from the file parsers ----------------------------------- */
+
+struct bwm_error {
+	int line;		/* 1-based, 0 when not known */
+	int column;		/* 1-based, 0 when not known */
+	char field[96];		/* e.g. "nodes[2].ctrl_read_gbps" */
+	char msg[160];
+};
+
+/* "FILE:LINE:COL: FIELD: MSG" into buf; returns buf. */
+const char *bwm_error_format(const struct bwm_error *err, const char *file,
+			     char *buf, size_t len);
+
+/* ---- machine ---------------------------------------------------------- */
+
+struct bwm_node {
+	int cpus;			/* cores; 0 for a memory-only node */
+	double ctrl_read_gbps;		/* memory controller, reads only */
+	double ctrl_write_gbps;		/* memory controller, writes only */
+	/* remote traffic of this node's CPUs, all paths together; 0: none */
+	double interconnect_gbps;
+};
+
+/*
+ * Matrices are indexed [mem][cpu]: the path that carries data between
+ * the memory of node mem and the CPUs of node cpu (the BWAP paper's
+ * bw(mem -> cpu)); [m][m] is local access.  Columns of memory-only nodes
+ * are 0.
+ */
+struct bwm_machine {
+	char name[64];
+	int nr_nodes;
+	double cpu_ghz;			/* for stall cycles */
+	double queue_factor;		/* loaded latency growth (model.md) */
+	struct bwm_node node[BWM_MAX_NODES];
+	double read_gbps[BWM_MAX_NODES][BWM_MAX_NODES];
+	double write_gbps[BWM_MAX_NODES][BWM_MAX_NODES];
+	double latency_ns[BWM_MAX_NODES][BWM_MAX_NODES];
+};
+
+#define BWM_DEFAULT_QUEUE_FACTOR	0.15
+
+/* Consistency checks of a machine built in memory; -EINVAL + err. */
+int bwm_machine_check(const struct bwm_machine *m, struct bwm_error *err);
+/* Parse a machine file (JSON text); the result has passed the checks. */
+int bwm_machine_parse(const char *text, struct bwm_machine *m,
+		      struct bwm_error *err);
+int bwm_machine_load(const char *path, struct bwm_machine *m,
+		     struct bwm_error *err);
+/* Bitmask of the nodes with CPUs. */
+uint32_t bwm_cpu_nodes(const struct bwm_machine *m);
+
+/* ---- workload --------------------------------------------------------- */
+
+struct bwm_workload {
+	char name[64];
+	char kind[32];			/* free text: "bandwidth-bound", ... */
+	uint32_t workers;		/* bitmask of worker nodes */
+	int threads[BWM_MAX_NODES];	/* threads on each node */
+	int threads_per_worker;		/* 0: every core of the worker */
+	double demand_gbps;		/* per thread, with memory for free */
+	double mlp;			/* outstanding misses per thread */
+	double shared;			/* fraction of traffic to shared pages */
+	double read;			/* fraction of traffic that reads */
+	double work_gb;			/* traffic of one thread over a run */
+	int first_touch_node;		/* -1: the lowest worker node */
+};
+
+int bwm_workload_check(const struct bwm_machine *m,
+		       const struct bwm_workload *wl, struct bwm_error *err);
+/*
+ * Parse a workload file.  Without a machine the worker set is only
+ * recorded; bwm_workload_bind() then fills threads[] for a machine.
+ */
+int bwm_workload_parse(const char *text, struct bwm_workload *wl,
+		       struct bwm_error *err);
+int bwm_workload_load(const char *path, struct bwm_workload *wl,
+		      struct bwm_error *err);
+/*
+ * Place the workload on machine m with worker set 'workers' (0: keep the
+ * file's) and threads_per_worker threads on each (0: every core).
+ */
+int bwm_workload_bind(const struct bwm_machine *m, struct bwm_workload *wl,
+		      uint32_t workers, int threads_per_worker,
+		      struct bwm_error *err);
+int bwm_workload_nr_threads(const struct bwm_workload *wl);
+
+/* ---- placement -------------------------------------------------------- */
+
+struct bwm_placement {
+	double shared[BWM_MAX_NODES];	/* fraction of shared pages */
+	/* [cpu][mem]: where the private pages of a thread on cpu are */
+	double priv[BWM_MAX_NODES][BWM_MAX_NODES];
+};
+
+/* All pages (shared and private) spread by the fractions frac[]. */
+void bwm_placement_interleave(struct bwm_placement *pl, int nr_nodes,
+			      const double *frac);
+/* Shared pages on one node, private pages local to their thread. */
+void bwm_placement_first_touch(struct bwm_placement *pl, int nr_nodes,
+			       int shared_node);
+/*
+ * Kernel weights (1..255; 0 = node not in the policy) turned into
+ * fractions, then moved towards the workers by dwp in [0, 1]
+ * (bwm_apply_dwp); the placement of a weighted interleave policy.
+ */
+int bwm_placement_from_weights(struct bwm_placement *pl, int nr_nodes,
+			       const uint8_t *weights, uint32_t workers,
+			       double dwp);
+
+/* Fractions of weights[]; -EINVAL if all are 0. */
+int bwm_weights_to_fractions(const uint8_t *weights, int nr_nodes,
+			     double *frac);
+/*
+ * Data-to-worker proximity: the worker nodes together get
+ * S + dwp * (1 - S) of the pages (S: their share in base[]), the others
+ * 1 - that; ratios inside each set stay those of base[].
+ */
+int bwm_apply_dwp(const double *base, int nr_nodes, uint32_t workers,
+		  double dwp, double *out);
+/*
+ * Smallest interleave cycle (sum of weights) whose u8 weights reproduce
+ * frac[] within max_err (absolute, in fraction of pages) on every node;
+ * nodes with frac > 0 get at least 1, nodes with 0 get 0.  Returns the
+ * cycle length, or -EINVAL.  When no cycle reaches max_err the most
+ * accurate one is returned (*err_out tells).
+ */
+int bwm_fractions_to_u8(const double *frac, int nr_nodes, double max_err,
+			uint8_t *weights, double *err_out);
+
+#define BWM_DEFAULT_U8_ERR	0.005
+
+/* ---- prediction ------------------------------------------------------- */
+
+struct bwm_prediction {
+	double throughput_gbps;		/* threads x slowest thread rate */
+	double exec_time_s;		/* work_gb / slowest thread rate */
+	double stall_rate;		/* stalled cycles per second, all threads */
+	double stall_fraction;		/* stalled share of thread time */
+	int slowest;			/* worker node that bounds the run */
+	int iterations;			/* of the loaded-latency fixed point */
+	double thread_gbps[BWM_MAX_NODES];	/* per thread on each worker */
+	double worker_gbps[BWM_MAX_NODES];	/* all threads of a worker */
+	double ctrl_read_gbps[BWM_MAX_NODES];
+	double ctrl_write_gbps[BWM_MAX_NODES];
+	double ctrl_local_gbps[BWM_MAX_NODES];	/* from CPUs of the node */
+	double ctrl_util[BWM_MAX_NODES];
+	double path_gbps[BWM_MAX_NODES][BWM_MAX_NODES];	/* [mem][cpu] */
+	double path_util[BWM_MAX_NODES][BWM_MAX_NODES];
+	double latency_ns[BWM_MAX_NODES][BWM_MAX_NODES];	/* loaded */
+};
+
+int bwm_predict(const struct bwm_machine *m, const struct bwm_workload *wl,
+		const struct bwm_placement *pl, struct bwm_prediction *out);
+/* Throughput only (GB/s), for searches; negative errno on error. */
+double bwm_predict_throughput(const struct bwm_machine *m,
+			      const struct bwm_workload *wl,
+			      const struct bwm_placement *pl);
+
+/* ---- random numbers (caller-owned state) ----------------------------- */
+
+struct bwm_rng {
+	uint64_t state;
+};
+
+void bwm_rng_seed(struct bwm_rng *rng, uint64_t seed);
+uint64_t bwm_rng_next(struct bwm_rng *rng);
+double bwm_rng_uniform(struct bwm_rng *rng);	/* [0, 1) */
+double bwm_rng_normal(struct bwm_rng *rng);	/* mean 0, sd 1 */
+
+/* ---- profiling run and canonical weights (BWAP Eq. 5) ---------------- */
+
+/*
+ * The canonical tuner's profiling run: a read-only, bandwidth-heavy
+ * benchmark on every core of the workers, pages interleaved uniformly
+ * over all nodes, each (memory node, worker) transfer proceeding in
+ * parallel.  bw[mem][cpu] is what the per-requester controller counters
+ * report over 'seconds', divided by the time (GB/s), with relative noise
+ * 'noise' drawn from rng (rng may be NULL when noise is 0).
+ */
+struct bwm_profile {
+	uint32_t workers;
+	double seconds;
+	double bytes[BWM_MAX_NODES][BWM_MAX_NODES];	/* [mem][cpu] */
+	double bw[BWM_MAX_NODES][BWM_MAX_NODES];	/* GB/s */
+};
+
+int bwm_profile_run(const struct bwm_machine *m, uint32_t workers,
+		    double seconds, double noise, struct bwm_rng *rng,
+		    struct bwm_profile *out);
+/* Eq. 2/5 on a bandwidth matrix: frac[i] ~ min over workers bw[i][w]. */
+int bwm_canonical_fractions(const double bw[BWM_MAX_NODES][BWM_MAX_NODES],
+			    int nr_nodes, uint32_t workers, double *frac);
+
+/* ---- counters and actuators: the model backend ----------------------- */
+
+/*
+ * A running workload on the modelled machine, read and steered like a
+ * real one: counters are cumulative (as perf reports them) and noisy when
+ * noise > 0; a new placement applies to the whole address space at once.
+ */
+struct bwm_sim {
+	const struct bwm_machine *m;
+	struct bwm_workload wl;
+	struct bwm_placement pl;
+	struct bwm_prediction pred;
+	struct bwm_rng rng;
+	double noise;
+	double now_s;
+	double done_gb;			/* per thread of the slowest worker */
+	uint64_t ctrl_read_bytes[BWM_MAX_NODES];
+	uint64_t ctrl_write_bytes[BWM_MAX_NODES];
+	uint64_t ctrl_local_bytes[BWM_MAX_NODES];
+	uint64_t stall_cycles;
+	uint64_t cycles;
+};
+
+/* Starts under uniform interleave over all nodes. */
+int bwm_sim_init(struct bwm_sim *sim, const struct bwm_machine *m,
+		 const struct bwm_workload *wl, uint64_t seed, double noise);
+int bwm_sim_set_weights(struct bwm_sim *sim, const uint8_t *weights,
+			double dwp);
+int bwm_sim_set_placement(struct bwm_sim *sim, const struct bwm_placement *pl);
+/* Advance the clock, accumulating counters. */
+int bwm_sim_run(struct bwm_sim *sim, double seconds);
+int bwm_sim_ctrl_bytes(const struct bwm_sim *sim, int node,
+		       uint64_t *read_bytes, uint64_t *write_bytes);
+uint64_t bwm_sim_stall_cycles(const struct bwm_sim *sim);
+/* Profiling run on the sim's machine with the sim's noise and rng. */
+int bwm_sim_profile(struct bwm_sim *sim, uint32_t workers, double seconds,
+		    struct bwm_profile *out);
+
+/* ---- access-pattern signatures (two-socket counter model) ------------ */
+
+/*
+ * A bandwidth signature: fractions of a thread's traffic that go to a
+ * static allocation on one node, to memory local to the thread's node, to
+ * memory each thread allocated locally but every thread uses (per-thread),
+ * and (the rest) to memory interleaved over the used nodes.
+ */
+struct bwm_signature {
+	int static_node;
+	double static_frac;
+	double local_frac;
+	double per_thread_frac;
+};
+
+/*
+ * out[cpu][mem]: fraction of the traffic of a thread on cpu going to mem,
+ * for threads[] threads per node.  Rows of used nodes sum to 1.
+ */
+int bwm_signature_matrix(const struct bwm_signature *sig, int nr_nodes,
+			 const int *threads,
+			 double out[BWM_MAX_NODES][BWM_MAX_NODES]);
+/*
+ * What the controllers report ("bank view"): for threads[] threads per
+ * node running at relative speed rate[] and sending access[cpu][mem] of
+ * their traffic to each node, local[mem] and remote[mem] traffic (units
+ * of one full-speed thread).
+ */
+int bwm_bank_view(int nr_nodes, const int *threads, const double *rate,
+		  const double access[BWM_MAX_NODES][BWM_MAX_NODES],
+		  double *local, double *remote);
+/*
+ * Two nodes: divide each bank's local traffic by the speed of its own
+ * threads and its remote traffic by that of the other node's threads.
+ */
+int bwm_bank_normalise(const double rate[2], double local[2],
+		       double remote[2]);
+/*
+ * Fit a signature from two two-node runs' bank views, each normalised by
+ * the instruction rate of its threads: a symmetric run (sym_threads per
+ * node) and an asymmetric one (asym_threads[2]).  -EINVAL if the data do
+ * not fit.
+ */
+int bwm_signature_fit(int sym_threads, const double sym_local[2],
+		      const double sym_remote[2], const int asym_threads[2],
+		      const double asym_local[2], const double asym_remote[2],
+		      struct bwm_signature *sig);
+
+/* ---- strategies ------------------------------------------------------- */
+
+enum bwm_strategy {
+	BWM_FIRST_TOUCH,
+	BWM_UNIFORM_WORKERS,
+	BWM_UNIFORM_ALL,
+	BWM_CANONICAL,
+	BWM_CANONICAL_DWP,
+	BWM_OPTIMUM,
+	BWM_NR_STRATEGIES
+};
+
+const char *bwm_strategy_name(enum bwm_strategy s);
+
+struct bwm_eval_opts {
+	int search_steps;		/* exhaustive search grid: 1/steps; 0 = skip */
+	double dwp_step;		/* DWP sweep step */
+	double u8_err;			/* weight conversion tolerance */
+	double profile_noise;		/* noise of the profiling run */
+	uint64_t seed;
+};
+
+void bwm_eval_opts_default(struct bwm_eval_opts *o);
+
+struct bwm_strategy_result {
+	int valid;			/* 0: not computed (search skipped) */
+	double frac[BWM_MAX_NODES];	/* shared pages; first-touch: shared */
+	uint8_t weights[BWM_MAX_NODES];	/* kernel weights; 0s for first-touch */
+	double dwp;
+	double speedup;			/* vs first-touch */
+	struct bwm_prediction pred;
+};
+
+struct bwm_eval {
+	struct bwm_profile profile;
+	double canonical[BWM_MAX_NODES];	/* Eq. 5 fractions */
+	long searched;				/* placements tried */
+	double search_seconds;
+	struct bwm_strategy_result r[BWM_NR_STRATEGIES];
+};
+
+int bwm_evaluate(const struct bwm_machine *m, const struct bwm_workload *wl,
+		 const struct bwm_eval_opts *o, struct bwm_eval *out);
+
+/*
+ * Throughput over DWP in [0, 1] by 'step' from the fractions base[]
+ * (quantised to u8 weights within u8_err).  Writes up to max points;
+ * returns the number of points.  *best_dwp: the best one (first of ties).
+ */
+int bwm_dwp_sweep(const struct bwm_machine *m, const struct bwm_workload *wl,
+		  const double *base, double step, double u8_err,
+		  double *dwp, double *gbps, double *stall, int max,
+		  double *best_dwp);
+/*
+ * Exhaustive search over fractions in multiples of 1/steps on every node
+ * (shared and private pages alike).  Returns the number of placements
+ * tried, or a negative errno; best[] and *best_gbps hold the optimum.
+ */
+long bwm_search(const struct bwm_machine *m, const struct bwm_workload *wl,
+		int steps, double *best, double *best_gbps);
+
+/*
+ * Hill climbing from frac[]: move 'step' of the pages from one node to
+ * another while that helps, then halve the step down to min_step.
+ * Returns the number of placements tried; frac[] and *gbps the result.
+ */
+long bwm_refine(const struct bwm_machine *m, const struct bwm_workload *wl,
+		double step, double min_step, double *frac, double *gbps);
+
+#endif /* BWMODEL_H */

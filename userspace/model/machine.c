@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Machine descriptions: checks and the machine file parser.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+
+#define MAX_GBPS	100000.0
+#define MAX_LATENCY_NS	100000.0
+
+static int check_fail(struct bwm_error *err, const char *field,
+		      const char *msg)
+{
+	return bwm_json_fail(err, NULL, field, "%s", msg);
+}
+
+uint32_t bwm_cpu_nodes(const struct bwm_machine *m)
+{
+	uint32_t mask = 0;
+	int i;
+
+	for (i = 0; i < m->nr_nodes; i++)
+		if (m->node[i].cpus > 0)
+			mask |= 1u << i;
+	return mask;
+}
+
+int bwm_machine_check(const struct bwm_machine *m, struct bwm_error *err)
+{
+	char field[64];
+	int i, j;
+
+	if (m->nr_nodes < 1 || m->nr_nodes > BWM_MAX_NODES)
+		return check_fail(err, "nodes", "1 to 16 nodes");
+	if (!(m->cpu_ghz > 0))
+		return check_fail(err, "cpu_ghz", "must be > 0");
+	if (!(m->queue_factor >= 0))
+		return check_fail(err, "queue_factor", "must be >= 0");
+	if (!bwm_cpu_nodes(m))
+		return check_fail(err, "nodes", "no node has CPUs");
+	for (i = 0; i < m->nr_nodes; i++) {
+		const struct bwm_node *n = &m->node[i];
+
+		snprintf(field, sizeof(field), "nodes[%d]", i);
+		if (n->cpus < 0 || !(n->ctrl_read_gbps > 0) ||
+		    !(n->ctrl_write_gbps > 0) || !(n->interconnect_gbps >= 0))
+			return check_fail(err, field,
+					  "cpus >= 0 and controller bandwidth > 0");
+	}
+	for (i = 0; i < m->nr_nodes; i++) {
+		for (j = 0; j < m->nr_nodes; j++) {
+			bool cpu = m->node[j].cpus > 0;
+
+			snprintf(field, sizeof(field), "[%d][%d]", i, j);
+			if (cpu && (!(m->read_gbps[i][j] > 0) ||
+				    !(m->write_gbps[i][j] > 0) ||
+				    !(m->latency_ns[i][j] > 0)))
+				return check_fail(err, field,
+						  "bandwidth and latency to a node with CPUs must be > 0");
+		}
+	}
+	return 0;
+}
+
+static const char *const machine_keys[] = {
+	"name", "description", "source", "cpu_ghz", "queue_factor", "nodes",
+	"read_gbps", "write_gbps", "latency_ns", NULL
+};
+
+static const char *const node_keys[] = {
+	"cpus", "ctrl_read_gbps", "ctrl_write_gbps", "interconnect_gbps",
+	"comment", NULL
+};
+
+static int parse_nodes(const char *text, struct json_object *root,
+		       struct bwm_machine *m, struct bwm_error *err)
+{
+	struct json_object *nodes;
+	char prefix[32];
+	size_t i, n;
+	int ret;
+
+	if (!json_object_object_get_ex(root, "nodes", &nodes) || !nodes)
+		return bwm_json_fail(err, text, "nodes", "missing");
+	if (!json_object_is_type(nodes, json_type_array))
+		return bwm_json_fail(err, text, "nodes", "not an array");
+	n = json_object_array_length(nodes);
+	if (n < 1 || n > BWM_MAX_NODES)
+		return bwm_json_fail(err, text, "nodes",
+				     "%zu nodes; 1 to %d are supported", n,
+				     BWM_MAX_NODES);
+	m->nr_nodes = (int)n;
+	for (i = 0; i < n; i++) {
+		struct json_object *o = json_object_array_get_idx(nodes, i);
+		struct bwm_node *nd = &m->node[i];
+		double cpus;
+
+		snprintf(prefix, sizeof(prefix), "nodes[%zu]", i);
+		if (!o || !json_object_is_type(o, json_type_object))
+			return bwm_json_fail(err, text, prefix,
+					     "not an object");
+		ret = bwm_json_known_keys(text, o, prefix, node_keys, err);
+		if (!ret)
+			ret = bwm_json_number(text, o, prefix, "cpus", true, 0,
+					      0, 4096, &cpus, err);
+		if (!ret && cpus != floor(cpus))
+			ret = bwm_json_fail(err, text, prefix,
+					    "cpus: not a whole number");
+		if (!ret)
+			ret = bwm_json_number(text, o, prefix, "ctrl_read_gbps",
+					      true, 0, 1e-3, MAX_GBPS,
+					      &nd->ctrl_read_gbps, err);
+		if (!ret)
+			ret = bwm_json_number(text, o, prefix,
+					      "ctrl_write_gbps", false,
+					      nd->ctrl_read_gbps, 1e-3,
+					      MAX_GBPS, &nd->ctrl_write_gbps,
+					      err);
+		if (!ret)
+			ret = bwm_json_number(text, o, prefix,
+					      "interconnect_gbps", false, 0, 0,
+					      MAX_GBPS, &nd->interconnect_gbps,
+					      err);
+		if (ret)
+			return ret;
+		nd->cpus = (int)cpus;
+	}
+	return 0;
+}
+
+/*
+ * An n x n matrix [mem][cpu]; entries in columns of memory-only nodes
+ * must be 0 or null, the others in (0, max].
+ */
+static int parse_matrix(const char *text, struct json_object *root,
+			const char *key, const struct bwm_machine *m,
+			double max, double out[BWM_MAX_NODES][BWM_MAX_NODES],
+			struct bwm_error *err)
+{
+	struct json_object *a;
+	char path[64];
+	int i, j, n = m->nr_nodes;
+
+	if (!json_object_object_get_ex(root, key, &a) || !a)
+		return bwm_json_fail(err, text, key, "missing");
+	if (!json_object_is_type(a, json_type_array) ||
+	    (int)json_object_array_length(a) != n)
+		return bwm_json_fail(err, text, key,
+				     "must be an array of %d rows (one per memory node)",
+				     n);
+	for (i = 0; i < n; i++) {
+		struct json_object *row = json_object_array_get_idx(a, i);
+
+		snprintf(path, sizeof(path), "%s[%d]", key, i);
+		if (!row || !json_object_is_type(row, json_type_array) ||
+		    (int)json_object_array_length(row) != n)
+			return bwm_json_fail(err, text, path,
+					     "must be an array of %d numbers (one per CPU node)",
+					     n);
+		for (j = 0; j < n; j++) {
+			struct json_object *v = json_object_array_get_idx(row, j);
+			bool cpu = m->node[j].cpus > 0;
+			double d = 0;
+
+			snprintf(path, sizeof(path), "%s[%d][%d]", key, i, j);
+			if (v && !json_object_is_type(v, json_type_double) &&
+			    !json_object_is_type(v, json_type_int))
+				return bwm_json_fail(err, text, path,
+						     "not a number");
+			if (v)
+				d = json_object_get_double(v);
+			if (!cpu && d != 0)
+				return bwm_json_fail(err, text, path,
+						     "node %d has no CPUs: must be 0 or null",
+						     j);
+			if (cpu && (!isfinite(d) || d <= 0 || d > max))
+				return bwm_json_fail(err, text, path,
+						     "%g is out of range (0, %g]",
+						     d, max);
+			out[i][j] = d;
+		}
+	}
+	return 0;
+}
+
+int bwm_machine_parse(const char *text, struct bwm_machine *m,
+		      struct bwm_error *err)
+{
+	struct json_object *root = NULL, *w;
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	ret = bwm_json_parse(text, &root, err);
+	if (ret)
+		return ret;
+	if (!json_object_is_type(root, json_type_object)) {
+		ret = bwm_json_fail(err, text, "", "not a JSON object");
+		goto out;
+	}
+	ret = bwm_json_known_keys(text, root, "", machine_keys, err);
+	if (!ret)
+		ret = bwm_json_string(text, root, "name", m->name,
+				      sizeof(m->name), err);
+	if (!ret)
+		ret = bwm_json_number(text, root, "", "cpu_ghz", true, 0, 0.01,
+				      100, &m->cpu_ghz, err);
+	if (!ret)
+		ret = bwm_json_number(text, root, "", "queue_factor", false,
+				      BWM_DEFAULT_QUEUE_FACTOR, 0, 100,
+				      &m->queue_factor, err);
+	if (!ret)
+		ret = parse_nodes(text, root, m, err);
+	if (!ret)
+		ret = parse_matrix(text, root, "read_gbps", m, MAX_GBPS,
+				   m->read_gbps, err);
+	if (!ret) {
+		if (json_object_object_get_ex(root, "write_gbps", &w) && w)
+			ret = parse_matrix(text, root, "write_gbps", m,
+					   MAX_GBPS, m->write_gbps, err);
+		else
+			memcpy(m->write_gbps, m->read_gbps,
+			       sizeof(m->write_gbps));
+	}
+	if (!ret)
+		ret = parse_matrix(text, root, "latency_ns", m, MAX_LATENCY_NS,
+				   m->latency_ns, err);
+	if (!ret && !bwm_cpu_nodes(m))
+		ret = bwm_json_fail(err, text, "nodes", "no node has CPUs");
+	if (!ret)
+		ret = bwm_machine_check(m, err);
+out:
+	json_object_put(root);
+	return ret;
+}
+
+static int parse_cb(const char *text, void *obj, struct bwm_error *err)
+{
+	return bwm_machine_parse(text, obj, err);
+}
+
+int bwm_machine_load(const char *path, struct bwm_machine *m,
+		      struct bwm_error *err)
+{
+	return bwm_parse_file(path, parse_cb, m, err);
+}

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The canonical tuner's input: a simulated profiling run, and the
+ * canonical weights of the BWAP paper's Eq. 2 and 5.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "model.h"
+
+/* Relative noise: a factor around 1 that never goes negative. */
+double bwm_noise_factor(struct bwm_rng *rng, double noise)
+{
+	double f;
+
+	if (!(noise > 0) || !rng)
+		return 1;
+	f = 1 + noise * bwm_rng_normal(rng);
+	return f > 0 ? f : 0;
+}
+
+/*
+ * Every (memory node, worker) transfer is a flow of its own, capped by
+ * its path; the flows from one node share its controller and the flows
+ * into one worker share its interconnect (model.md, "profiling run").
+ */
+int bwm_profile_run(const struct bwm_machine *m, uint32_t workers,
+		    double seconds, double noise, struct bwm_rng *rng,
+		    struct bwm_profile *out)
+{
+	double coef[BWM_MAX_RES * BWM_MAX_FLOWS];
+	double cap[BWM_MAX_FLOWS] = { 0 }, x[BWM_MAX_FLOWS];
+	int wnode[BWM_MAX_NODES];
+	int n = m->nr_nodes, nw = 0, nf, nr, j, k;
+
+	if (!(seconds > 0) || !workers || (workers >> n) || !(noise >= 0))
+		return -EINVAL;
+	for (j = 0; j < n; j++) {
+		if (!(workers & (1u << j)))
+			continue;
+		if (!m->node[j].cpus)
+			return -EINVAL;
+		wnode[nw++] = j;
+	}
+	nf = n * nw;
+	nr = n + nw;
+	memset(coef, 0, sizeof(double) * (size_t)nf * nr);
+	for (k = 0; k < nw; k++) {
+		int c = wnode[k];
+		double in = m->node[c].interconnect_gbps;
+
+		for (j = 0; j < n; j++) {
+			int f = k * n + j;
+
+			cap[f] = m->read_gbps[j][c];
+			coef[(size_t)j * nf + f] = 1 / m->node[j].ctrl_read_gbps;
+			if (in > 0 && j != c)
+				coef[(size_t)(n + k) * nf + f] = 1 / in;
+		}
+	}
+	bwm_maxmin_fill(nf, cap, nr, coef, x);
+
+	memset(out, 0, sizeof(*out));
+	out->workers = workers;
+	out->seconds = seconds;
+	for (k = 0; k < nw; k++) {
+		for (j = 0; j < n; j++) {
+			double b = x[k * n + j] * 1e9 * seconds *
+				   bwm_noise_factor(rng, noise);
+
+			out->bytes[j][wnode[k]] = b;
+			out->bw[j][wnode[k]] = b / seconds / 1e9;
+		}
+	}
+	return 0;
+}
+
+int bwm_canonical_fractions(const double bw[BWM_MAX_NODES][BWM_MAX_NODES],
+			    int nr_nodes, uint32_t workers, double *frac)
+{
+	double sum = 0;
+	int i, w;
+
+	if (nr_nodes < 1 || nr_nodes > BWM_MAX_NODES || !workers ||
+	    (workers >> nr_nodes))
+		return -EINVAL;
+	for (i = 0; i < nr_nodes; i++) {
+		double minbw = INFINITY;
+
+		for (w = 0; w < nr_nodes; w++)
+			if (workers & (1u << w))
+				minbw = fmin(minbw, bw[i][w]);
+		if (!(minbw >= 0))
+			return -EINVAL;
+		frac[i] = minbw;
+		sum += minbw;
+	}
+	if (!(sum > 0))
+		return -EINVAL;
+	for (i = 0; i < nr_nodes; i++)
+		frac[i] /= sum;
+	return 0;
+}
+
+/* splitmix64: small state, good enough for noise. */
+void bwm_rng_seed(struct bwm_rng *rng, uint64_t seed)
+{
+	rng->state = seed;
+}
+
+uint64_t bwm_rng_next(struct bwm_rng *rng)
+{
+	uint64_t z = (rng->state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+double bwm_rng_uniform(struct bwm_rng *rng)
+{
+	return (double)(bwm_rng_next(rng) >> 11) * 0x1.0p-53;
+}
+
+double bwm_rng_normal(struct bwm_rng *rng)
+{
+	double u1 = 1 - bwm_rng_uniform(rng);	/* (0, 1] */
+	double u2 = bwm_rng_uniform(rng);
+
+	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}

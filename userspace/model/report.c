@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bwap-eval's output: the table, JSON (json-c) and SVG written by hand.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "report.h"
+
+const char *report_nodes(uint32_t mask, char *buf, size_t len)
+{
+	size_t off = 0;
+	int i = 0;
+
+	buf[0] = '\0';
+	while (i < BWM_MAX_NODES) {
+		int j = i;
+
+		if (!(mask & (1u << i))) {
+			i++;
+			continue;
+		}
+		while (j + 1 < BWM_MAX_NODES && (mask & (1u << (j + 1))))
+			j++;
+		if (off < len)
+			off += snprintf(buf + off, len - off, "%s%d",
+					off ? "," : "", i);
+		if (j > i && off < len)
+			off += snprintf(buf + off, len - off, "%s%d",
+					j == i + 1 ? "," : "-", j);
+		i = j + 1;
+	}
+	return buf;
+}
+
+static void weights_str(const struct bwm_machine *m, const uint8_t *w,
+			char *buf, size_t len)
+{
+	size_t off = 0;
+	int j;
+
+	buf[0] = '\0';
+	for (j = 0; j < m->nr_nodes && off < len; j++)
+		off += snprintf(buf + off, len - off, "%s%u", j ? ":" : "",
+				w[j]);
+}
+
+void report_table(FILE *f, const struct bwm_machine *m,
+		  const struct scenario *sc)
+{
+	const struct bwm_eval *ev = &sc->ev;
+	char nodes[64], w[128];
+	int s;
+
+	fprintf(f, "machine %s (%d nodes), workload %s, workers %s (%d threads)\n",
+		m->name, m->nr_nodes, sc->wl.name,
+		report_nodes(sc->wl.workers, nodes, sizeof(nodes)),
+		bwm_workload_nr_threads(&sc->wl));
+	fprintf(f, "%-16s %9s %8s %9s %7s %5s  %s\n", "strategy", "GB/s",
+		"speedup", "time s", "stall%", "DWP", "weights (node 0:1:...)");
+	for (s = 0; s < BWM_NR_STRATEGIES; s++) {
+		const struct bwm_strategy_result *r = &ev->r[s];
+		char dwp[16] = "-";
+
+		if (!r->valid)
+			continue;
+		if (s == BWM_CANONICAL_DWP)
+			snprintf(dwp, sizeof(dwp), "%.2f", r->dwp);
+		if (s == BWM_FIRST_TOUCH)
+			snprintf(w, sizeof(w), "shared on node %d, private local",
+				 sc->wl.first_touch_node >= 0 ?
+				 sc->wl.first_touch_node :
+				 __builtin_ctz(sc->wl.workers));
+		else
+			weights_str(m, r->weights, w, sizeof(w));
+		fprintf(f, "%-16s %9.2f %7.2fx %9.3f %7.1f %5s  %s\n",
+			bwm_strategy_name(s), r->pred.throughput_gbps,
+			r->speedup, r->pred.exec_time_s,
+			100 * r->pred.stall_fraction, dwp, w);
+	}
+	if (ev->r[BWM_OPTIMUM].valid)
+		fprintf(f, "(optimum: %ld placements searched in %.2f s)\n",
+			ev->searched, ev->search_seconds);
+	fputc('\n', f);
+}
+
+static struct json_object *jarray(const double *v, int n)
+{
+	struct json_object *a = json_object_new_array();
+	int i;
+
+	for (i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_double(v[i]));
+	return a;
+}
+
+static struct json_object *jnodes(uint32_t mask)
+{
+	struct json_object *a = json_object_new_array();
+	int i;
+
+	for (i = 0; i < BWM_MAX_NODES; i++)
+		if (mask & (1u << i))
+			json_object_array_add(a, json_object_new_int(i));
+	return a;
+}
+
+static struct json_object *jstrategy(const struct bwm_machine *m,
+				     enum bwm_strategy s,
+				     const struct bwm_strategy_result *r)
+{
+	struct json_object *o = json_object_new_object(), *w;
+	int j, n = m->nr_nodes;
+
+	json_object_object_add(o, "strategy",
+			       json_object_new_string(bwm_strategy_name(s)));
+	json_object_object_add(o, "throughput_gbps",
+			       json_object_new_double(r->pred.throughput_gbps));
+	json_object_object_add(o, "speedup", json_object_new_double(r->speedup));
+	json_object_object_add(o, "exec_time_s",
+			       json_object_new_double(r->pred.exec_time_s));
+	json_object_object_add(o, "stall_fraction",
+			       json_object_new_double(r->pred.stall_fraction));
+	json_object_object_add(o, "stall_cycles_per_s",
+			       json_object_new_double(r->pred.stall_rate));
+	json_object_object_add(o, "slowest_worker",
+			       json_object_new_int(r->pred.slowest));
+	if (s == BWM_CANONICAL_DWP)
+		json_object_object_add(o, "dwp", json_object_new_double(r->dwp));
+	if (s != BWM_FIRST_TOUCH) {
+		w = json_object_new_array();
+		for (j = 0; j < n; j++)
+			json_object_array_add(w, json_object_new_int(r->weights[j]));
+		json_object_object_add(o, "weights", w);
+	}
+	json_object_object_add(o, "shared_fractions", jarray(r->frac, n));
+	json_object_object_add(o, "ctrl_read_gbps",
+			       jarray(r->pred.ctrl_read_gbps, n));
+	json_object_object_add(o, "ctrl_write_gbps",
+			       jarray(r->pred.ctrl_write_gbps, n));
+	json_object_object_add(o, "ctrl_util", jarray(r->pred.ctrl_util, n));
+	json_object_object_add(o, "worker_gbps", jarray(r->pred.worker_gbps, n));
+	return o;
+}
+
+char *report_json(const struct bwm_machine *m, const struct scenario *sc,
+		  int nsc)
+{
+	struct json_object *root = json_object_new_object();
+	struct json_object *arr = json_object_new_array();
+	char *text;
+	int i, s, j;
+
+	json_object_object_add(root, "machine", json_object_new_string(m->name));
+	json_object_object_add(root, "nodes", json_object_new_int(m->nr_nodes));
+	for (i = 0; i < nsc; i++) {
+		struct json_object *o = json_object_new_object();
+		struct json_object *st = json_object_new_array();
+		struct json_object *prof = json_object_new_array();
+		struct json_object *dwp = json_object_new_array();
+
+		json_object_object_add(o, "workload",
+				       json_object_new_string(sc[i].wl.name));
+		json_object_object_add(o, "workers", jnodes(sc[i].wl.workers));
+		json_object_object_add(o, "threads",
+				       json_object_new_int(bwm_workload_nr_threads(&sc[i].wl)));
+		for (j = 0; j < m->nr_nodes; j++)
+			json_object_array_add(prof,
+					      jarray(sc[i].ev.profile.bw[j],
+						     m->nr_nodes));
+		json_object_object_add(o, "profile_bw_gbps", prof);
+		json_object_object_add(o, "canonical_fractions",
+				       jarray(sc[i].ev.canonical, m->nr_nodes));
+		for (s = 0; s < BWM_NR_STRATEGIES; s++)
+			if (sc[i].ev.r[s].valid)
+				json_object_array_add(st, jstrategy(m, s,
+								    &sc[i].ev.r[s]));
+		json_object_object_add(o, "strategies", st);
+		for (j = 0; j < sc[i].npts; j++) {
+			struct json_object *p = json_object_new_object();
+
+			json_object_object_add(p, "dwp",
+					       json_object_new_double(sc[i].dwp[j]));
+			json_object_object_add(p, "throughput_gbps",
+					       json_object_new_double(sc[i].gbps[j]));
+			json_object_object_add(p, "stall_cycles_per_s",
+					       json_object_new_double(sc[i].stall[j]));
+			json_object_array_add(dwp, p);
+		}
+		json_object_object_add(o, "dwp_sweep", dwp);
+		if (sc[i].ev.r[BWM_OPTIMUM].valid) {
+			json_object_object_add(o, "searched_placements",
+					       json_object_new_int64(sc[i].ev.searched));
+			json_object_object_add(o, "search_seconds",
+					       json_object_new_double(sc[i].ev.search_seconds));
+		}
+		json_object_array_add(arr, o);
+	}
+	json_object_object_add(root, "scenarios", arr);
+	text = strdup(json_object_to_json_string_ext(root,
+						     JSON_C_TO_STRING_PRETTY |
+						     JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(root);
+	return text;
+}
+
+/* ---- SVG ---- */
+
+#define SVG_W		760
+#define SVG_H		420
+#define PL		70	/* plot area */
+#define PR		200
+#define PT		50
+#define PB		70
+
+static const char *const colours[] = {
+	"#888888", "#4e79a7", "#59a14f", "#f28e2b", "#e15759", "#76b7b2",
+};
+
+static double nice_step(double range)
+{
+	double e = pow(10, floor(log10(range / 5))), r = range / 5 / e;
+
+	return e * (r < 1.5 ? 1 : r < 3.5 ? 2 : r < 7.5 ? 5 : 10);
+}
+
+static void svg_begin(FILE *f, const char *title)
+{
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		"viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+		"<text x=\"%d\" y=\"24\" font-size=\"15\" text-anchor=\"middle\">%s</text>\n",
+		SVG_W, SVG_H, SVG_W, SVG_H, (SVG_W - PR + PL) / 2, title);
+}
+
+/* Horizontal grid and labels of a y axis from 0 to ymax; returns ymax. */
+static double svg_yaxis(FILE *f, double ymax, const char *label, int right)
+{
+	double step = nice_step(ymax > 0 ? ymax : 1), y;
+	int h = SVG_H - PT - PB, x = right ? SVG_W - PR : PL;
+
+	ymax = ceil((ymax > 0 ? ymax : 1) / step) * step;
+	for (y = 0; y <= ymax + step / 2; y += step) {
+		double py = SVG_H - PB - y / ymax * h;
+
+		if (!right)
+			fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
+				PL, SVG_W - PR, py, py);
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"%s\">%g</text>\n",
+			right ? x + 6 : x - 6, py + 4, right ? "start" : "end", y);
+	}
+	fprintf(f, "<text transform=\"translate(%d,%d) rotate(-90)\" text-anchor=\"middle\">%s</text>\n",
+		right ? SVG_W - PR + 55 : 18, PT + h / 2, label);
+	fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"black\"/>\n",
+		x, x, PT, SVG_H - PB);
+	return ymax;
+}
+
+static void svg_legend(FILE *f, int i, const char *label, const char *colour)
+{
+	int y = PT + 10 + i * 20;
+
+	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\"/>\n"
+		"<text x=\"%d\" y=\"%d\">%s</text>\n",
+		SVG_W - PR + 70, y, colour, SVG_W - PR + 88, y + 11, label);
+}
+
+int report_svg_strategies(FILE *f, const struct bwm_machine *m,
+			  const struct scenario *sc, int nsc)
+{
+	double ymax = 0, gw, bw, h = SVG_H - PT - PB;
+	char title[320], nodes[64];
+	int g, s, ns = 0;
+
+	for (g = 0; g < nsc; g++)
+		for (s = 0; s < BWM_NR_STRATEGIES; s++)
+			if (sc[g].ev.r[s].valid)
+				ymax = fmax(ymax, sc[g].ev.r[s].speedup);
+	for (s = 0; s < BWM_NR_STRATEGIES; s++)
+		ns += sc[0].ev.r[s].valid;
+	snprintf(title, sizeof(title), "%s on %s: speedup over first-touch",
+		 sc[0].wl.name, m->name);
+	svg_begin(f, title);
+	ymax = svg_yaxis(f, ymax, "speedup vs first-touch", 0);
+	gw = (double)(SVG_W - PL - PR) / nsc;
+	bw = gw * 0.8 / ns;
+	for (g = 0; g < nsc; g++) {
+		int k = 0;
+
+		for (s = 0; s < BWM_NR_STRATEGIES; s++) {
+			const struct bwm_strategy_result *r = &sc[g].ev.r[s];
+			double x = PL + g * gw + gw * 0.1 + k * bw;
+			double bh = r->speedup / ymax * h;
+
+			if (!r->valid)
+				continue;
+			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
+				"<title>%s: %.2fx (%.2f GB/s)</title></rect>\n",
+				x, SVG_H - PB - bh, bw * 0.9, bh, colours[s],
+				bwm_strategy_name(s), r->speedup,
+				r->pred.throughput_gbps);
+			k++;
+		}
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">workers %s</text>\n",
+			PL + (g + 0.5) * gw, SVG_H - PB + 20,
+			report_nodes(sc[g].wl.workers, nodes, sizeof(nodes)));
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%d threads</text>\n",
+			PL + (g + 0.5) * gw, SVG_H - PB + 36,
+			bwm_workload_nr_threads(&sc[g].wl));
+	}
+	fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"black\"/>\n",
+		PL, SVG_W - PR, SVG_H - PB, SVG_H - PB);
+	for (s = 0, g = 0; s < BWM_NR_STRATEGIES; s++)
+		if (sc[0].ev.r[s].valid)
+			svg_legend(f, g++, bwm_strategy_name(s), colours[s]);
+	fprintf(f, "</svg>\n");
+	return ferror(f) ? -EIO : 0;
+}
+
+static void svg_polyline(FILE *f, const double *x, const double *y, int n,
+			 double ymax, const char *colour)
+{
+	double w = SVG_W - PL - PR, h = SVG_H - PT - PB;
+	int i;
+
+	fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
+		colour);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%.1f,%.1f ", PL + x[i] * w,
+			SVG_H - PB - y[i] / ymax * h);
+	fprintf(f, "\"/>\n");
+	for (i = 0; i < n; i++)
+		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n",
+			PL + x[i] * w, SVG_H - PB - y[i] / ymax * h, colour);
+}
+
+int report_svg_dwp(FILE *f, const struct bwm_machine *m,
+		   const struct scenario *sc)
+{
+	double gmax = 0, smax = 0, stall[64], w = SVG_W - PL - PR;
+	char title[320], nodes[64];
+	int i;
+
+	for (i = 0; i < sc->npts; i++) {
+		gmax = fmax(gmax, sc->gbps[i]);
+		stall[i] = sc->stall[i] / 1e9;
+		smax = fmax(smax, stall[i]);
+	}
+	snprintf(title, sizeof(title), "%s on %s, workers %s: DWP from canonical weights",
+		 sc->wl.name, m->name,
+		 report_nodes(sc->wl.workers, nodes, sizeof(nodes)));
+	svg_begin(f, title);
+	gmax = svg_yaxis(f, gmax, "throughput (GB/s)", 0);
+	smax = svg_yaxis(f, smax, "stalled Gcycles/s", 1);
+	for (i = 0; i <= 10; i += 2)
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.1f</text>\n",
+			PL + i / 10.0 * w, SVG_H - PB + 18, i / 10.0);
+	fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">DWP (0: canonical, 1: all pages on the workers)</text>\n",
+		PL + w / 2, SVG_H - PB + 40);
+	fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"black\"/>\n",
+		PL, SVG_W - PR, SVG_H - PB, SVG_H - PB);
+	svg_polyline(f, sc->dwp, sc->gbps, sc->npts, gmax, colours[1]);
+	svg_polyline(f, sc->dwp, stall, sc->npts, smax, colours[4]);
+	svg_legend(f, 0, "throughput", colours[1]);
+	svg_legend(f, 1, "stall rate", colours[4]);
+	fprintf(f, "</svg>\n");
+	return ferror(f) ? -EIO : 0;
+}

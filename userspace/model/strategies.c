@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Placement strategies: first-touch, uniform interleave over the workers
+ * or over all nodes, canonical weights (BWAP Eq. 5 from a profiling run),
+ * canonical weights with the best DWP, and the optimum of an exhaustive
+ * search over page fractions.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "model.h"
+
+static const char *const strategy_names[BWM_NR_STRATEGIES] = {
+	[BWM_FIRST_TOUCH] = "first-touch",
+	[BWM_UNIFORM_WORKERS] = "uniform-workers",
+	[BWM_UNIFORM_ALL] = "uniform-all",
+	[BWM_CANONICAL] = "canonical",
+	[BWM_CANONICAL_DWP] = "canonical+dwp",
+	[BWM_OPTIMUM] = "optimum",
+};
+
+const char *bwm_strategy_name(enum bwm_strategy s)
+{
+	return (unsigned int)s < BWM_NR_STRATEGIES ? strategy_names[s] : "?";
+}
+
+void bwm_eval_opts_default(struct bwm_eval_opts *o)
+{
+	o->search_steps = 20;
+	o->dwp_step = 0.05;
+	o->u8_err = BWM_DEFAULT_U8_ERR;
+	o->profile_noise = 0;
+	o->seed = 1;
+}
+
+/* fractions -> kernel weights -> the fractions the kernel would give */
+static int quantise(const double *frac, int n, double u8_err,
+		    uint8_t *weights, double *out)
+{
+	int ret = bwm_fractions_to_u8(frac, n, u8_err, weights, NULL);
+
+	return ret < 0 ? ret : bwm_weights_to_fractions(weights, n, out);
+}
+
+int bwm_dwp_sweep(const struct bwm_machine *m, const struct bwm_workload *wl,
+		  const double *base, double step, double u8_err,
+		  double *dwp, double *gbps, double *stall, int max,
+		  double *best_dwp)
+{
+	struct bwm_placement pl;
+	struct bwm_prediction pred;
+	double best = -1;
+	int i, npts, ret;
+
+	if (!(step > 0) || step > 1 || max < 1)
+		return -EINVAL;
+	npts = (int)floor(1 / step + 1e-9) + 1;
+	if (npts > max)
+		npts = max;
+	for (i = 0; i < npts; i++) {
+		double d = i == npts - 1 ? fmin(1, i * step) : i * step;
+		double moved[BWM_MAX_NODES], q[BWM_MAX_NODES];
+		uint8_t w[BWM_MAX_NODES];
+
+		ret = bwm_apply_dwp(base, m->nr_nodes, wl->workers, d, moved);
+		if (!ret)
+			ret = quantise(moved, m->nr_nodes, u8_err, w, q);
+		if (ret)
+			return ret;
+		bwm_placement_interleave(&pl, m->nr_nodes, q);
+		ret = bwm_predict(m, wl, &pl, &pred);
+		if (ret)
+			return ret;
+		dwp[i] = d;
+		gbps[i] = pred.throughput_gbps;
+		if (stall)
+			stall[i] = pred.stall_rate;
+		if (gbps[i] > best * (1 + 1e-9)) {
+			best = gbps[i];
+			if (best_dwp)
+				*best_dwp = d;
+		}
+	}
+	return npts;
+}
+
+struct search {
+	const struct bwm_machine *m;
+	const struct bwm_workload *wl;
+	struct bwm_placement pl;
+	int n, steps;
+	int units[BWM_MAX_NODES];
+	int wnode[BWM_MAX_NODES], nw;
+	long tried;
+	double best_gbps;
+	double best[BWM_MAX_NODES];
+};
+
+static double eval_fractions(struct search *s, const double *frac)
+{
+	int j;
+
+	memcpy(s->pl.shared, frac, sizeof(double) * s->n);
+	for (j = 0; j < s->nw; j++)
+		memcpy(s->pl.priv[s->wnode[j]], s->pl.shared,
+		       sizeof(s->pl.shared));
+	s->tried++;
+	return bwm_predict_throughput(s->m, s->wl, &s->pl);
+}
+
+static void search_eval(struct search *s)
+{
+	double frac[BWM_MAX_NODES], g;
+	int j;
+
+	for (j = 0; j < s->n; j++)
+		frac[j] = (double)s->units[j] / s->steps;
+	g = eval_fractions(s, frac);
+	if (g > s->best_gbps) {
+		s->best_gbps = g;
+		for (j = 0; j < s->n; j++)
+			s->best[j] = s->pl.shared[j];
+	}
+}
+
+static void search_rec(struct search *s, int node, int left)
+{
+	int u;
+
+	if (node == s->n - 1) {
+		s->units[node] = left;
+		search_eval(s);
+		return;
+	}
+	for (u = left; u >= 0; u--) {
+		s->units[node] = u;
+		search_rec(s, node + 1, left - u);
+	}
+}
+
+static int search_init(struct search *s, const struct bwm_machine *m,
+		       const struct bwm_workload *wl)
+{
+	int j, ret = bwm_workload_check(m, wl, NULL);
+
+	if (ret)
+		return ret;
+	memset(s, 0, sizeof(*s));
+	s->m = m;
+	s->wl = wl;
+	s->n = m->nr_nodes;
+	s->best_gbps = -1;
+	for (j = 0; j < s->n; j++)
+		if (wl->workers & (1u << j))
+			s->wnode[s->nw++] = j;
+	return 0;
+}
+
+long bwm_search(const struct bwm_machine *m, const struct bwm_workload *wl,
+		int steps, double *best, double *best_gbps)
+{
+	struct search s;
+	int ret;
+
+	if (steps < 1 || steps > BWM_MAX_STEPS)
+		return -EINVAL;
+	ret = search_init(&s, m, wl);
+	if (ret)
+		return ret;
+	s.steps = steps;
+	search_rec(&s, 0, steps);
+	memcpy(best, s.best, sizeof(double) * s.n);
+	*best_gbps = s.best_gbps;
+	return s.tried;
+}
+
+/*
+ * One move of the hill climbing, kept if it helps: j < n moves step of
+ * the pages from node i to node j; j == n mixes the placement with all
+ * pages on i (all nodes but i give up a share) and, if that does not
+ * help, with none on i (i's share spread over the others in proportion).
+ */
+static bool try_move(struct search *s, double *frac, int i, int j,
+		     double step, double *cur)
+{
+	double old[BWM_MAX_NODES], g;
+	int k;
+
+	if (i == j)
+		return false;
+	memcpy(old, frac, sizeof(double) * s->n);
+	if (j < s->n) {
+		if (frac[i] < step)
+			return false;
+		frac[i] -= step;
+		frac[j] += step;
+	} else {
+		for (k = 0; k < s->n; k++)
+			frac[k] = frac[k] * (1 - step) + (k == i ? step : 0);
+	}
+	g = eval_fractions(s, frac);
+	if (g > *cur * (1 + 1e-12)) {
+		*cur = g;
+		return true;
+	}
+	memcpy(frac, old, sizeof(double) * s->n);
+	if (j < s->n || frac[i] < step || frac[i] >= 1 - step)
+		return false;
+	for (k = 0; k < s->n; k++)
+		frac[k] = k == i ? old[i] - step :
+			  old[k] * (1 - old[i] + step) / (1 - old[i]);
+	g = eval_fractions(s, frac);
+	if (g > *cur * (1 + 1e-12)) {
+		*cur = g;
+		return true;
+	}
+	memcpy(frac, old, sizeof(double) * s->n);
+	return false;
+}
+
+long bwm_refine(const struct bwm_machine *m, const struct bwm_workload *wl,
+		double step, double min_step, double *frac, double *gbps)
+{
+	struct search s;
+	double cur;
+	int i, j, ret;
+
+	if (!(step > 0) || !(min_step > 0))
+		return -EINVAL;
+	ret = search_init(&s, m, wl);
+	if (ret)
+		return ret;
+	cur = eval_fractions(&s, frac);
+	if (cur < 0)
+		return (long)cur;
+	for (; step >= min_step; step /= 2) {
+		bool improved = true;
+
+		while (improved) {
+			improved = false;
+			/* i -> j; then towards and away from each vertex */
+			for (i = 0; i < s.n; i++)
+				for (j = 0; j <= s.n; j++)
+					improved |= try_move(&s, frac, i, j,
+							     step, &cur);
+		}
+	}
+	*gbps = cur;
+	return s.tried;
+}
+
+static int result_weights(const struct bwm_machine *m,
+			  const struct bwm_workload *wl,
+			  struct bwm_strategy_result *r, const double *frac,
+			  double u8_err)
+{
+	struct bwm_placement pl;
+	double q[BWM_MAX_NODES];
+	int ret = quantise(frac, m->nr_nodes, u8_err, r->weights, q);
+
+	if (ret)
+		return ret;
+	memcpy(r->frac, q, sizeof(double) * m->nr_nodes);
+	bwm_placement_interleave(&pl, m->nr_nodes, q);
+	r->valid = 1;
+	return bwm_predict(m, wl, &pl, &r->pred);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int bwm_evaluate(const struct bwm_machine *m, const struct bwm_workload *wl,
+		 const struct bwm_eval_opts *o, struct bwm_eval *out)
+{
+	struct bwm_strategy_result *r = out->r;
+	double frac[BWM_MAX_NODES], dwp[1024], gbps[1024], best_dwp = 0, g;
+	struct bwm_placement pl;
+	struct bwm_rng rng;
+	int n = m->nr_nodes, j, nw = 0, ft, ret, s;
+	double t0;
+
+	ret = bwm_workload_check(m, wl, NULL);
+	if (ret)
+		return ret;
+	memset(out, 0, sizeof(*out));
+	for (j = 0; j < n; j++)
+		nw += !!(wl->workers & (1u << j));
+
+	/* first-touch: shared pages where the first worker initialised them */
+	ft = wl->first_touch_node >= 0 ? wl->first_touch_node :
+	     __builtin_ctz(wl->workers);
+	bwm_placement_first_touch(&pl, n, ft);
+	memcpy(r[BWM_FIRST_TOUCH].frac, pl.shared, sizeof(pl.shared));
+	r[BWM_FIRST_TOUCH].valid = 1;
+	ret = bwm_predict(m, wl, &pl, &r[BWM_FIRST_TOUCH].pred);
+
+	for (j = 0; j < n; j++)
+		frac[j] = wl->workers & (1u << j) ? 1.0 / nw : 0;
+	if (!ret)
+		ret = result_weights(m, wl, &r[BWM_UNIFORM_WORKERS], frac,
+				     o->u8_err);
+	for (j = 0; j < n; j++)
+		frac[j] = 1.0 / n;
+	if (!ret)
+		ret = result_weights(m, wl, &r[BWM_UNIFORM_ALL], frac,
+				     o->u8_err);
+
+	/* canonical: Eq. 5 on what the profiling run measured */
+	bwm_rng_seed(&rng, o->seed);
+	if (!ret)
+		ret = bwm_profile_run(m, wl->workers, 1.0, o->profile_noise,
+				      &rng, &out->profile);
+	if (!ret)
+		ret = bwm_canonical_fractions(out->profile.bw, n, wl->workers,
+					      out->canonical);
+	if (!ret)
+		ret = result_weights(m, wl, &r[BWM_CANONICAL], out->canonical,
+				     o->u8_err);
+	if (!ret) {
+		ret = bwm_dwp_sweep(m, wl, out->canonical, o->dwp_step,
+				    o->u8_err, dwp, gbps, NULL, 1024,
+				    &best_dwp);
+		ret = ret < 0 ? ret : 0;
+	}
+	if (!ret)
+		ret = bwm_apply_dwp(out->canonical, n, wl->workers, best_dwp,
+				    frac);
+	if (!ret)
+		ret = result_weights(m, wl, &r[BWM_CANONICAL_DWP], frac,
+				     o->u8_err);
+	r[BWM_CANONICAL_DWP].dwp = best_dwp;
+
+	if (!ret && o->search_steps > 0) {
+		long more;
+
+		t0 = now_s();
+		out->searched = bwm_search(m, wl, o->search_steps, frac, &g);
+		/* The grid may miss what another strategy found. */
+		for (s = BWM_UNIFORM_WORKERS; s < BWM_OPTIMUM; s++) {
+			if (out->searched >= 0 &&
+			    r[s].pred.throughput_gbps > g) {
+				g = r[s].pred.throughput_gbps;
+				memcpy(frac, r[s].frac, sizeof(double) * n);
+			}
+		}
+		/* Then finer: move pages between pairs of nodes. */
+		more = out->searched < 0 ? out->searched :
+		       bwm_refine(m, wl, 0.5 / o->search_steps, 0.001, frac,
+				  &g);
+		out->search_seconds = now_s() - t0;
+		if (out->searched < 0 || more < 0)
+			ret = out->searched < 0 ? (int)out->searched : (int)more;
+		else
+			ret = result_weights(m, wl, &r[BWM_OPTIMUM], frac,
+					     o->u8_err);
+		out->searched += more;
+	}
+	if (ret)
+		return ret;
+	/* The optimum is the best placement found, whatever found it. */
+	for (s = BWM_UNIFORM_WORKERS; s < BWM_OPTIMUM && r[BWM_OPTIMUM].valid; s++)
+		if (r[s].pred.throughput_gbps > r[BWM_OPTIMUM].pred.throughput_gbps) {
+			r[BWM_OPTIMUM] = r[s];
+			r[BWM_OPTIMUM].dwp = 0;
+		}
+	for (s = 0; s < BWM_NR_STRATEGIES; s++)
+		if (r[s].valid)
+			r[s].speedup = r[s].pred.throughput_gbps /
+				       r[BWM_FIRST_TOUCH].pred.throughput_gbps;
+	return 0;
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kselftest_harness.h plus helpers shared by the model's tests.  Include
+ * this once, from the test's .c file.
+ */
+#ifndef BWM_TEST_H
+#define BWM_TEST_H
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Older harness versions trip -Wunused-parameter in their own code. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "kselftest_harness.h"
+#pragma GCC diagnostic pop
+
+#include "bwmodel.h"
+
+/* |expected - seen| <= tol, printing both as doubles on failure. */
+#define EXPECT_NEAR(expected, seen, tol) do {				\
+	double __e = (expected), __s = (seen);				\
+	EXPECT_TRUE(fabs(__e - __s) <= (tol))				\
+		TH_LOG("%s = %.9g, expected %.9g (+-%g)", #seen, __s,	\
+		       __e, (double)(tol));				\
+} while (0)
+
+/* a > b as doubles */
+#define EXPECT_GT_D(a, b) do {						\
+	double __a = (a), __b = (b);					\
+	EXPECT_TRUE(__a > __b)						\
+		TH_LOG("%s = %.9g is not > %s = %.9g", #a, __a, #b, __b); \
+} while (0)
+
+/* A preset machine and workload, bound to 'workers' (0: the file's). */
+static inline int bwm_test_load(const char *machine, const char *workload,
+				uint32_t workers, struct bwm_machine *m,
+				struct bwm_workload *wl)
+{
+	struct bwm_error err;
+	char path[4096], msg[512];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/machines/%s.json", BWM_DATADIR,
+		 machine);
+	ret = bwm_machine_load(path, m, &err);
+	if (!ret && workload) {
+		snprintf(path, sizeof(path), "%s/workloads/%s.json",
+			 BWM_DATADIR, workload);
+		ret = bwm_workload_load(path, wl, &err);
+		if (!ret)
+			ret = bwm_workload_bind(m, wl, workers, 0, &err);
+	}
+	if (ret)
+		fprintf(stderr, "# %s\n",
+			bwm_error_format(&err, path, msg, sizeof(msg)));
+	return ret;
+}
+
+/*
+ * The BWAP paper's idealised machine: bandwidth only on the paths
+ * (controllers and interconnect never limit), no queueing.
+ */
+static inline void bwm_test_ideal_machine(struct bwm_machine *m, int n,
+					  const double bw[][4])
+{
+	int i, j;
+
+	memset(m, 0, sizeof(*m));
+	snprintf(m->name, sizeof(m->name), "ideal");
+	m->nr_nodes = n;
+	m->cpu_ghz = 2;
+	m->queue_factor = 0;
+	for (i = 0; i < n; i++) {
+		m->node[i].cpus = 4;
+		m->node[i].ctrl_read_gbps = 1e6;
+		m->node[i].ctrl_write_gbps = 1e6;
+		for (j = 0; j < n; j++) {
+			m->read_gbps[i][j] = bw[i][j];
+			m->write_gbps[i][j] = bw[i][j];
+			m->latency_ns[i][j] = 100;
+		}
+	}
+}
+
+/* The canonical application: read-only, shared, bandwidth-bound. */
+static inline void bwm_test_canonical_app(struct bwm_workload *wl,
+					  uint32_t workers, int threads)
+{
+	int i;
+
+	memset(wl, 0, sizeof(*wl));
+	snprintf(wl->name, sizeof(wl->name), "canonical");
+	wl->workers = workers;
+	for (i = 0; i < BWM_MAX_NODES; i++)
+		wl->threads[i] = workers & (1u << i) ? threads : 0;
+	wl->demand_gbps = 1e6;
+	wl->mlp = 1e6;
+	wl->shared = 1;
+	wl->read = 1;
+	wl->work_gb = 1;
+	wl->first_touch_node = -1;
+}
+
+#endif /* BWM_TEST_H */

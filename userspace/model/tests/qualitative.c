@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The papers' qualitative results on the presets: spreading pages over
+ * all nodes beats uniform-workers for bandwidth-bound work; the gains
+ * shrink as the worker set grows; a latency-bound workload wants DWP > 0,
+ * a bandwidth-bound one DWP 0 or near; canonical weights gain most over
+ * uniform-all on the most asymmetric machine.
+ */
+#include "bwm_test.h"
+
+static const char *const presets[] = {
+	"bwap-a", "bwap-b", "haswell-2s-8c", "haswell-2s-18c", "dram-cxl",
+};
+#define NR_PRESETS (sizeof(presets) / sizeof(presets[0]))
+
+static int eval(const char *machine, const char *workload, uint32_t workers,
+		struct bwm_eval *ev, struct bwm_machine *m)
+{
+	struct bwm_workload wl;
+	struct bwm_eval_opts o;
+	int ret = bwm_test_load(machine, workload, workers, m, &wl);
+
+	bwm_eval_opts_default(&o);
+	o.search_steps = 10;
+	return ret ? ret : bwm_evaluate(m, &wl, &o, ev);
+}
+
+static double gbps(const struct bwm_eval *ev, enum bwm_strategy s)
+{
+	return ev->r[s].pred.throughput_gbps;
+}
+
+/* the better of the two uniform interleaves */
+static double best_uniform(const struct bwm_eval *ev)
+{
+	return fmax(gbps(ev, BWM_UNIFORM_WORKERS), gbps(ev, BWM_UNIFORM_ALL));
+}
+
+TEST(spreading_beats_uniform_workers)
+{
+	static struct bwm_eval ev;
+	struct bwm_machine m;
+	unsigned int i;
+
+	/* BWAP machines A and B, one and two workers */
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, eval(presets[i], "bandwidth-bound", 0x1, &ev, &m));
+		EXPECT_GT_D(gbps(&ev, BWM_UNIFORM_ALL),
+			    gbps(&ev, BWM_UNIFORM_WORKERS) * 1.1);
+		ASSERT_EQ(0, eval(presets[i], "bandwidth-bound", 0x3, &ev, &m));
+		EXPECT_GT_D(gbps(&ev, BWM_UNIFORM_ALL),
+			    gbps(&ev, BWM_UNIFORM_WORKERS) * 1.1);
+	}
+	/* weighted spreading beats it on every preset */
+	for (i = 0; i < NR_PRESETS; i++) {
+		ASSERT_EQ(0, eval(presets[i], "bandwidth-bound", 0x1, &ev, &m));
+		EXPECT_GT_D(gbps(&ev, BWM_CANONICAL),
+			    gbps(&ev, BWM_UNIFORM_WORKERS) * 1.05);
+		/* and first-touch is never better than the weighted placements */
+		EXPECT_GT_D(gbps(&ev, BWM_CANONICAL_DWP) * (1 + 1e-9),
+			    gbps(&ev, BWM_FIRST_TOUCH));
+	}
+}
+
+TEST(gains_shrink_as_workers_grow)
+{
+	static const uint32_t sets[] = { 0x1, 0x3, 0xf, 0xff };
+	static struct bwm_eval ev;
+	struct bwm_machine m;
+	double gain[4];
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(0, eval("bwap-a", "bandwidth-bound", sets[i], &ev, &m));
+		gain[i] = gbps(&ev, BWM_CANONICAL_DWP) / best_uniform(&ev);
+		TH_LOG("workers %#x: canonical+dwp / best uniform = %.3f",
+		       sets[i], gain[i]);
+	}
+	EXPECT_GT_D(gain[0], 1.3);
+	for (i = 1; i < 4; i++)
+		EXPECT_GT_D(gain[i - 1], gain[i]);
+	EXPECT_NEAR(1, gain[3], 1e-6);
+}
+
+TEST(best_dwp_latency_vs_bandwidth)
+{
+	static struct bwm_eval ev;
+	struct bwm_machine m;
+	unsigned int i;
+
+	for (i = 0; i < NR_PRESETS; i++) {
+		double lat, bw;
+
+		ASSERT_EQ(0, eval(presets[i], "latency-bound", 0x1, &ev, &m));
+		lat = ev.r[BWM_CANONICAL_DWP].dwp;
+		ASSERT_EQ(0, eval(presets[i], "bandwidth-bound", 0x1, &ev, &m));
+		bw = ev.r[BWM_CANONICAL_DWP].dwp;
+		TH_LOG("%s: best DWP %.2f latency-bound, %.2f bandwidth-bound",
+		       m.name, lat, bw);
+		EXPECT_GT_D(lat, 0.5);
+		EXPECT_TRUE(bw <= 0.1) TH_LOG("%s: %.2f", m.name, bw);
+		/* two workers, if some node is left for DWP to move from */
+		if (m.nr_nodes <= 2)
+			continue;
+		ASSERT_EQ(0, eval(presets[i], "latency-bound", 0x3, &ev, &m));
+		EXPECT_GT_D(ev.r[BWM_CANONICAL_DWP].dwp, 0.5);
+	}
+}
+
+/* local over lowest bandwidth among the paths to CPUs */
+static double asymmetry(const struct bwm_machine *m)
+{
+	double lo = INFINITY, hi = 0;
+	int i, j;
+
+	for (i = 0; i < m->nr_nodes; i++)
+		for (j = 0; j < m->nr_nodes; j++)
+			if (m->node[j].cpus) {
+				lo = fmin(lo, m->read_gbps[i][j]);
+				hi = fmax(hi, m->read_gbps[i][j]);
+			}
+	return hi / lo;
+}
+
+TEST(canonical_gains_most_where_most_asymmetric)
+{
+	static struct bwm_eval ev;
+	struct bwm_machine m;
+	double gain[NR_PRESETS], asym[NR_PRESETS];
+	unsigned int i, most = 0, best = 0;
+
+	for (i = 0; i < NR_PRESETS; i++) {
+		ASSERT_EQ(0, eval(presets[i], "bandwidth-bound", 0x1, &ev, &m));
+		gain[i] = gbps(&ev, BWM_CANONICAL) / gbps(&ev, BWM_UNIFORM_ALL);
+		asym[i] = asymmetry(&m);
+		TH_LOG("%s: asymmetry %.2f, canonical / uniform-all %.3f",
+		       m.name, asym[i], gain[i]);
+		if (asym[i] > asym[most])
+			most = i;
+		if (gain[i] > gain[best])
+			best = i;
+	}
+	EXPECT_EQ(most, best);
+	/* the paper's pair: machine A (5.8x) over machine B (2.3x) */
+	EXPECT_GT_D(gain[0], gain[1]);
+	for (i = 0; i < NR_PRESETS; i++)
+		EXPECT_GT_D(gain[i], 1);
+}
+
+TEST(optimum_bounds_every_strategy)
+{
+	static struct bwm_eval ev;
+	struct bwm_machine m;
+	unsigned int i;
+	int s;
+
+	for (i = 0; i < NR_PRESETS; i++) {
+		ASSERT_EQ(0, eval(presets[i], "mixed", 0x1, &ev, &m));
+		for (s = 0; s < BWM_NR_STRATEGIES; s++)
+			EXPECT_TRUE(gbps(&ev, s) <=
+				    gbps(&ev, BWM_OPTIMUM) * (1 + 1e-9))
+				TH_LOG("%s: %s", m.name, bwm_strategy_name(s));
+		EXPECT_NEAR(1, ev.r[BWM_FIRST_TOUCH].speedup, 1e-12);
+	}
+}
+
+TEST_HARNESS_MAIN
