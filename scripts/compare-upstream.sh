@@ -52,7 +52,7 @@ wi_vma:wi_vma.interleave_hit upstream counts weighted interleave in NUMA_INTERLE
 
 # "program:case<TAB>status" for every test case of a vm-run.sh result
 # directory (the case is the harness's test name, else the TAP
-# description); status is pass, fail or skip.
+# description); status is pass, fail, skip or todo (an expected failure).
 results() {
 	local f prog
 	for f in "$1"/tap/*.tap; do
@@ -61,7 +61,8 @@ results() {
 		awk -v prog="$prog" '
 			/^#  RUN / { name = $3; next }
 			/^(not )?ok [0-9]+/ {
-				st = /^not ok/ ? "fail" : (/# SKIP/ ? "skip" : "pass")
+				st = /^not ok/ ? (/# TODO/ ? "todo" : "fail") : \
+					(/# SKIP/ ? "skip" : "pass")
 				d = $0
 				sub(/^(not )?ok [0-9]+( - )?/, "", d)
 				sub(/ # (SKIP|TODO).*$/, "", d)
