@@ -16,23 +16,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#include "kselftest_harness.h"
-#pragma GCC diagnostic pop
-
+/* the harness and EXPECT_NEAR, shared with the model's tests */
+#include "bwm_test.h"
 #include "bwapd.h"
-
-#define EXPECT_NEAR(expected, seen, tol) do {				\
-	double __e = (expected), __s = (seen);				\
-	EXPECT_TRUE(fabs(__e - __s) <= (tol))				\
-		TH_LOG("%s = %.9g, expected %.9g (+-%g)", #seen, __s,	\
-		       __e, (double)(tol));				\
-} while (0)
 
 static inline const char *preset(const char *name, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/%s.json", BWAPD_PRESETS, name);
+	snprintf(buf, len, "%s/machines/%s.json", BWM_DATADIR, name);
 	return buf;
 }
 
