@@ -40,7 +40,7 @@ VM_TAP    = $(foreach t,$(TOPOLOGIES),$(R)/$(t)/tap/vm.tap $(R)/$(t)/tap/kernel-
 
 .PHONY: help deps source kernel selftests numactl numactl-deb initramfs check checkpatch \
 	shellcheck manlint series-build demo bench bench-kernel \
-	compare-upstream shell clean model model-check bench-model bwapd bwapd-check
+	compare-upstream shell clean model model-check bench-model bwapd bwapd-check bwapd-static
 
 help:
 	@echo 'Targets:'
@@ -53,7 +53,8 @@ help:
 	@echo '  selftests     make -C selftests into build/selftests (if selftests/Makefile exists)'
 	@echo '  numactl       numactl + numactl/*.patch from Debian'"'"'s source (build/numactl)'
 	@echo '  numactl-deb   Debian packages of it (numactl, libnuma1, libnuma-dev) in build/numactl/deb'
-	@echo '  initramfs     build/initramfs.cpio.gz with busybox, /init, the selftests, numactl'
+	@echo '  initramfs     build/initramfs.cpio.gz with busybox, /init, the selftests, numactl,'
+	@echo '                a static bwapd'
 	@echo '  checkpatch    checkpatch.pl --strict on each patch of the series (TAP)'
 	@echo '  shellcheck    shellcheck the scripts (TAP)'
 	@echo '  series-build  build after each patch of the series (build/series/)'
@@ -105,9 +106,9 @@ numactl: deps
 numactl-deb: numactl
 	@scripts/build-numactl-deb.sh
 
-initramfs: selftests numactl
+initramfs: selftests numactl bwapd-static
 	@scripts/build-initramfs.sh --out $(INITRAMFS) --selftests $(or $(SELFTESTS_BIN),$(SELFTESTS)) \
-		--root $(BUILD)/numactl/guest
+		--root $(BUILD)/numactl/guest --extra $(BUILD)/bwapd/static:/usr/sbin
 
 checkpatch: source
 	@scripts/checkpatch.sh
@@ -189,6 +190,11 @@ BWAPD_MAKE = $(MAKE) --no-print-directory -C userspace/bwapd KSRC=$(KSRC) \
 
 bwapd: deps
 	@$(BWAPD_MAKE) all
+
+# A static bwapd for the test machine (/usr/sbin/bwapd, tested by
+# selftests/bwapd/bwapd.sh).
+bwapd-static: deps
+	@$(BWAPD_MAKE) static
 
 bwapd-check: $(MODEL_DEPS)
 	@rm -f $(R)/host/tap/bwapd-*.tap
