@@ -32,14 +32,15 @@ export KCONFIG_FRAGMENTS VM_TIMEOUT
 
 R := build/results
 HOST_TAP := $(R)/host/tap/checkpatch.tap $(R)/host/tap/shellcheck.tap \
-	    $(R)/host/tap/manpages.tap $(R)/host/tap/model-*.tap
+	    $(R)/host/tap/manpages.tap $(R)/host/tap/model-*.tap \
+	    $(R)/host/tap/bwapd-*.tap
 # Per topology: did the VM finish, was the console clean, then every program
 # (the glob is expanded by the shell, after the VMs ran).
 VM_TAP    = $(foreach t,$(TOPOLOGIES),$(R)/$(t)/tap/vm.tap $(R)/$(t)/tap/kernel-console.tap $(R)/$(t)/tap/*.tap)
 
 .PHONY: help deps source kernel selftests numactl numactl-deb initramfs check checkpatch \
 	shellcheck manlint series-build demo bench bench-kernel \
-	compare-upstream shell clean model model-check bench-model
+	compare-upstream shell clean model model-check bench-model bwapd bwapd-check bwapd-static
 
 help:
 	@echo 'Targets:'
@@ -52,7 +53,8 @@ help:
 	@echo '  selftests     make -C selftests into build/selftests (if selftests/Makefile exists)'
 	@echo '  numactl       numactl + numactl/*.patch from Debian'"'"'s source (build/numactl)'
 	@echo '  numactl-deb   Debian packages of it (numactl, libnuma1, libnuma-dev) in build/numactl/deb'
-	@echo '  initramfs     build/initramfs.cpio.gz with busybox, /init, the selftests, numactl'
+	@echo '  initramfs     build/initramfs.cpio.gz with busybox, /init, the selftests, numactl,'
+	@echo '                a static bwapd'
 	@echo '  checkpatch    checkpatch.pl --strict on each patch of the series (TAP)'
 	@echo '  shellcheck    shellcheck the scripts (TAP)'
 	@echo '  series-build  build after each patch of the series (build/series/)'
@@ -67,6 +69,10 @@ help:
 	@echo '  model-check   the model'"'"'s tests under ASan/UBSan on the host (TAP in'
 	@echo '                build/results/host/tap/model-*.tap)'
 	@echo '  bench-model   model predictions per second, exhaustive search time'
+	@echo '  bwapd         build the canonical-weights tool (build/bwapd/bwapd)'
+	@echo '  bwapd-check   bwapd'"'"'s tests under ASan/UBSan on the host, against'
+	@echo '                the model presets and fake sysfs trees (TAP in'
+	@echo '                build/results/host/tap/bwapd-*.tap)'
 	@echo '  shell         boot $$(TOPOLOGY) with a shell on the console (Ctrl-A x quits)'
 	@echo '  clean         remove build/'
 	@echo 'Variables: KCONFIG_FRAGMENTS="$(KCONFIG_FRAGMENTS)" VM_TIMEOUT=$(VM_TIMEOUT) TOPOLOGY=$(TOPOLOGY)'
@@ -100,9 +106,9 @@ numactl: deps
 numactl-deb: numactl
 	@scripts/build-numactl-deb.sh
 
-initramfs: selftests numactl
+initramfs: selftests numactl bwapd-static
 	@scripts/build-initramfs.sh --out $(INITRAMFS) --selftests $(or $(SELFTESTS_BIN),$(SELFTESTS)) \
-		--root $(BUILD)/numactl/guest
+		--root $(BUILD)/numactl/guest --extra $(BUILD)/bwapd/static:/usr/sbin
 
 checkpatch: source
 	@scripts/checkpatch.sh
@@ -123,6 +129,7 @@ check: deps source kernel selftests numactl initramfs
 	@scripts/shellcheck.sh >/dev/null || true
 	@scripts/manlint.sh >/dev/null || true
 	@$(MAKE) --no-print-directory model-check >/dev/null 2>&1 || true
+	@$(MAKE) --no-print-directory bwapd-check >/dev/null 2>&1 || true
 	@for t in $(TOPOLOGIES); do \
 		scripts/vm-run.sh --kernel $(BZIMAGE) --initrd $(INITRAMFS) \
 			--topology $$t --mode test --out $(RESULTS)/$$t || true; \
@@ -176,6 +183,22 @@ model-check: $(MODEL_DEPS)
 
 bench-model: model
 	@$(MODEL_MAKE) bench
+
+# bwapd links libbwmodel; its host tests need the same harness.
+BWAPD_MAKE = $(MAKE) --no-print-directory -C userspace/bwapd KSRC=$(KSRC) \
+	O=$(BUILD)/bwapd TAP_DIR=$(CURDIR)/$(R)/host/tap
+
+bwapd: deps
+	@$(BWAPD_MAKE) all
+
+# A static bwapd for the test machine (/usr/sbin/bwapd, tested by
+# selftests/bwapd/bwapd.sh).
+bwapd-static: deps
+	@$(BWAPD_MAKE) static
+
+bwapd-check: $(MODEL_DEPS)
+	@rm -f $(R)/host/tap/bwapd-*.tap
+	@$(BWAPD_MAKE) check
 
 clean:
 	rm -rf $(BUILD)

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Lint the man pages with mandoc and report TAP, one test per page: any
-# warning or error fails it.
+# warning or error fails it.  Every *.[1-8] outside build/ is a page:
+# Documentation/man2 (system calls) and man8 (bwapd).
 #
 # usage: manlint.sh [--out TAP_FILE]   (default build/results/host/tap/manpages.tap)
 set -euo pipefail

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The model backend: a machine preset of the NUMA bandwidth model
+ * (libbwmodel) behind the counters/actuators interface.  The topology is
+ * what the kernel would show for the machine (SLIT from the latency
+ * matrix, HMAT access class 0 from its best paths), the counters are the
+ * model's controller counters, the benchmark is its profiling run, and
+ * the weights go into the simulated workload's policy.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bwapd.h"
+
+struct model {
+	struct bwm_machine m;
+	struct bwm_sim sim;
+	struct bwapd_topology topo;
+	uint8_t weights[BWAPD_MAX_NODES];
+	/* controller bytes of benchmark runs, added to the sim's */
+	double bench_read[BWAPD_MAX_NODES];
+	uint32_t bench_workers;
+	double bench_s;
+	struct bwapd_bench_result acc;
+	char source[160];
+};
+
+static struct model *priv(struct bwapd_backend *b)
+{
+	return b->priv;
+}
+
+/* SLIT-like distances: 10 x latency / the lowest latency of the machine. */
+int bwapd_model_topology(const struct bwm_machine *m,
+			 struct bwapd_topology *t)
+{
+	double lmin = INFINITY;
+	int n = m->nr_nodes, i, j, c, dmax = 10;
+
+	if (n < 1 || n > BWAPD_MAX_NODES)
+		return -EINVAL;
+	memset(t, 0, sizeof(*t));
+	t->nr_nodes = n;
+	t->online = (1u << n) - 1;
+	for (i = 0; i < BWAPD_MAX_CPUS; i++)
+		t->cpu_node[i] = BWAPD_NO_NODE;
+	snprintf(t->cpu_model, sizeof(t->cpu_model), "model %s", m->name);
+	for (i = 0; i < n; i++)
+		for (c = 0; c < n; c++)
+			if (m->node[c].cpus && m->latency_ns[i][c] > 0)
+				lmin = fmin(lmin, m->latency_ns[i][c]);
+	for (i = 0; i < n; i++) {
+		struct bwapd_node *nd = &t->node[i];
+		double best = 0;
+
+		nd->first_cpu = m->node[i].cpus ? t->nr_cpus : -1;
+		for (c = 0; c < m->node[i].cpus && t->nr_cpus < BWAPD_MAX_CPUS;
+		     c++)
+			t->cpu_node[t->nr_cpus++] = (uint16_t)i;
+		nd->nr_cpus = m->node[i].cpus;
+		if (nd->nr_cpus)
+			t->cpu_nodes |= 1u << i;
+		/* presets give no sizes: 64 GiB per memory node */
+		nd->mem_bytes = 64ULL << 30;
+		t->mem_nodes |= 1u << i;
+		nd->has_weight = 1;
+		/* row i: from the CPUs of node i to memory j */
+		for (j = 0; j < n; j++) {
+			if (i == j)
+				nd->distance[j] = 10;
+			else if (m->node[i].cpus)
+				nd->distance[j] = (int)lround(10 * m->latency_ns[j][i] / lmin);
+			else
+				nd->distance[j] = 0;	/* below */
+			if (nd->distance[j] > dmax)
+				dmax = nd->distance[j];
+		}
+		for (c = 0; c < n; c++)
+			if (m->node[c].cpus && m->read_gbps[i][c] > best)
+				best = m->read_gbps[i][c];
+		for (c = 0; c < n; c++)
+			if (m->node[c].cpus && m->read_gbps[i][c] == best) {
+				nd->initiators |= 1u << c;
+				nd->read_bw = (unsigned int)lround(best * 1000);
+				nd->write_bw = (unsigned int)lround(m->write_gbps[i][c] * 1000);
+				nd->read_lat = (unsigned int)lround(m->latency_ns[i][c]);
+				nd->write_lat = nd->read_lat;
+			}
+	}
+	/* a CPU-less node's row mirrors its column; two of them are far apart */
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			if (!t->node[i].distance[j])
+				t->node[i].distance[j] = m->node[j].cpus ?
+					t->node[j].distance[i] : dmax;
+	return 0;
+}
+
+static void model_destroy(struct bwapd_backend *b)
+{
+	free(b->priv);
+	b->priv = NULL;
+}
+
+static int model_topology(struct bwapd_backend *b, struct bwapd_topology *t,
+			  char *why, size_t len)
+{
+	(void)why;
+	(void)len;
+	*t = priv(b)->topo;
+	return 0;
+}
+
+static int model_ctrl_open(struct bwapd_backend *b, char *why, size_t len)
+{
+	(void)why;
+	(void)len;
+	(void)b;
+	return 0;
+}
+
+static const char *model_ctrl_source(struct bwapd_backend *b)
+{
+	return priv(b)->source;
+}
+
+static int model_ctrl_bytes(struct bwapd_backend *b, int node, uint64_t *read,
+			    uint64_t *write)
+{
+	struct model *p = priv(b);
+	int ret = bwm_sim_ctrl_bytes(&p->sim, node, read, write);
+
+	if (!ret)
+		*read += (uint64_t)llround(p->bench_read[node]);
+	return ret;
+}
+
+static int model_bench_start(struct bwapd_backend *b, uint32_t workers,
+			     double seconds)
+{
+	struct model *p = priv(b);
+
+	(void)seconds;
+	if (p->bench_workers)
+		return -EBUSY;
+	if (!workers || (workers & p->topo.cpu_nodes) != workers)
+		return -EINVAL;
+	p->bench_workers = workers;
+	memset(&p->acc, 0, sizeof(p->acc));
+	return 0;
+}
+
+/* The profiling run for 'seconds': every controller counts its flows. */
+static int model_bench_wait(struct bwapd_backend *b, double seconds)
+{
+	struct model *p = priv(b);
+	struct bwm_profile prof, exact;
+	int i, w, ret;
+
+	if (!p->bench_workers)
+		return -EINVAL;
+	ret = bwm_sim_profile(&p->sim, p->bench_workers, seconds, &prof);
+	if (!ret)
+		ret = bwm_profile_run(&p->m, p->bench_workers, seconds, 0,
+				      NULL, &exact);
+	if (ret)
+		return ret;
+	for (i = 0; i < p->m.nr_nodes; i++) {
+		p->acc.busy_s[i] += seconds;
+		for (w = 0; w < p->m.nr_nodes; w++) {
+			p->bench_read[i] += prof.bytes[i][w];
+			/* the benchmark counts its own loads exactly */
+			p->acc.bytes[i][w] += exact.bytes[i][w];
+		}
+	}
+	return 0;
+}
+
+static int model_bench_stop(struct bwapd_backend *b,
+			    struct bwapd_bench_result *r)
+{
+	struct model *p = priv(b);
+	int i;
+
+	if (!p->bench_workers)
+		return -EINVAL;
+	for (i = 0; i < p->m.nr_nodes; i++)
+		if (p->bench_workers & (1u << i))
+			p->acc.threads += p->m.node[i].cpus;
+	*r = p->acc;
+	p->bench_workers = 0;
+	return 0;
+}
+
+static int model_weights_get(struct bwapd_backend *b, uint8_t *w, int nr)
+{
+	struct model *p = priv(b);
+
+	if (nr < p->m.nr_nodes)
+		return -EINVAL;
+	memset(w, 0, (size_t)nr);
+	memcpy(w, p->weights, (size_t)p->m.nr_nodes);
+	return 0;
+}
+
+static int model_weight_set(struct bwapd_backend *b, int node, uint8_t w)
+{
+	struct model *p = priv(b);
+
+	if (node < 0 || node >= p->m.nr_nodes || !w)
+		return -EINVAL;
+	p->weights[node] = w;
+	return bwm_sim_set_weights(&p->sim, p->weights, 0);
+}
+
+static int model_task_stall_cycles(struct bwapd_backend *b, pid_t pid,
+				   uint64_t *cycles)
+{
+	(void)pid;
+	*cycles = bwm_sim_stall_cycles(&priv(b)->sim);
+	return 0;
+}
+
+static const struct bwapd_backend_ops model_ops = {
+	.name = "model",
+	.destroy = model_destroy,
+	.topology = model_topology,
+	.ctrl_open = model_ctrl_open,
+	.ctrl_bytes = model_ctrl_bytes,
+	.ctrl_source = model_ctrl_source,
+	.bench_start = model_bench_start,
+	.bench_wait = model_bench_wait,
+	.bench_stop = model_bench_stop,
+	.weights_get = model_weights_get,
+	.weight_set = model_weight_set,
+	.task_stall_cycles = model_task_stall_cycles,
+};
+
+int bwapd_backend_model(struct bwapd_backend *b, const char *machine_json,
+			uint64_t seed, double noise, char *why, size_t len)
+{
+	struct bwm_workload wl;
+	struct bwm_error err;
+	struct model *p;
+	int i, ret;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	ret = bwm_machine_load(machine_json, &p->m, &err);
+	if (ret) {
+		bwm_error_format(&err, machine_json, why, len);
+		free(p);
+		return ret;
+	}
+	ret = bwapd_model_topology(&p->m, &p->topo);
+	/* until a tuner names one: a bandwidth-bound run on every CPU node */
+	memset(&wl, 0, sizeof(wl));
+	snprintf(wl.name, sizeof(wl.name), "background");
+	wl.workers = bwm_cpu_nodes(&p->m);
+	for (i = 0; i < p->m.nr_nodes; i++)
+		wl.threads[i] = p->m.node[i].cpus;
+	wl.demand_gbps = 4;
+	wl.mlp = 10;
+	wl.shared = 1;
+	wl.read = 1;
+	wl.work_gb = 1;
+	wl.first_touch_node = -1;
+	if (!ret)
+		ret = bwm_sim_init(&p->sim, &p->m, &wl, seed, noise);
+	if (ret) {
+		snprintf(why, len, "%s: cannot start the model: %s",
+			 machine_json, strerror(-ret));
+		free(p);
+		return ret;
+	}
+	for (i = 0; i < p->m.nr_nodes; i++)
+		p->weights[i] = 1;
+	snprintf(p->source, sizeof(p->source),
+		 "model %s: controller counters of %d nodes", p->m.name,
+		 p->m.nr_nodes);
+	b->ops = &model_ops;
+	b->priv = p;
+	return 0;
+}
+
+void bwapd_backend_destroy(struct bwapd_backend *b)
+{
+	if (b->ops && b->ops->destroy)
+		b->ops->destroy(b);
+	b->ops = NULL;
+}

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The real backend: sysfs topology, uncore memory controller counters,
+ * the built-in bandwidth benchmark and the global weights in sysfs.
+ * Everything below 'root' so that tests can point it at a tree of their
+ * own.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "uncore.h"
+
+struct real {
+	char root[1024];
+	struct bwapd_topology topo;
+	int have_topo;
+	struct uncore uncore;
+	struct bench *bench;
+	char source[256];
+};
+
+static struct real *priv(struct bwapd_backend *b)
+{
+	return b->priv;
+}
+
+static void real_destroy(struct bwapd_backend *b)
+{
+	struct real *p = priv(b);
+
+	uncore_close(&p->uncore);
+	if (p->bench)
+		bench_destroy(p->bench);
+	free(p);
+	b->priv = NULL;
+}
+
+static int real_topology(struct bwapd_backend *b, struct bwapd_topology *t,
+			 char *why, size_t len)
+{
+	struct real *p = priv(b);
+	int ret = 0;
+
+	if (!p->have_topo) {
+		ret = bwapd_topology_read(p->root, &p->topo, why, len);
+		p->have_topo = !ret;
+	}
+	if (!ret)
+		*t = p->topo;
+	return ret;
+}
+
+static int real_ctrl_open(struct bwapd_backend *b, char *why, size_t len)
+{
+	struct real *p = priv(b);
+	size_t off;
+	int ret, i;
+
+	ret = real_topology(b, &p->topo, why, len);
+	if (!ret)
+		ret = uncore_discover(&p->uncore, p->root, &p->topo, why, len);
+	if (!ret)
+		ret = uncore_open(&p->uncore, p->root, why, len);
+	if (ret)
+		return ret;
+	off = (size_t)snprintf(p->source, sizeof(p->source), "%d PMUs:",
+			       p->uncore.nr);
+	for (i = 0; i < p->uncore.nr && off < sizeof(p->source); i++)
+		off += (size_t)snprintf(p->source + off, sizeof(p->source) - off,
+					" %s(node %d)", p->uncore.pmu[i].name,
+					p->uncore.pmu[i].node);
+	return 0;
+}
+
+static const char *real_ctrl_source(struct bwapd_backend *b)
+{
+	return priv(b)->source;
+}
+
+static int real_ctrl_bytes(struct bwapd_backend *b, int node, uint64_t *read,
+			   uint64_t *write)
+{
+	return uncore_read(&priv(b)->uncore, node, read, write);
+}
+
+static int real_bench_start(struct bwapd_backend *b, uint32_t workers,
+			    double seconds)
+{
+	struct real *p = priv(b);
+
+	if (p->bench)
+		return -EBUSY;
+	return bench_start(&p->topo, workers, seconds, &p->bench);
+}
+
+static int real_bench_wait(struct bwapd_backend *b, double seconds)
+{
+	return priv(b)->bench ? bench_wait(priv(b)->bench, seconds) : -EINVAL;
+}
+
+static int real_bench_stop(struct bwapd_backend *b,
+			   struct bwapd_bench_result *r)
+{
+	struct real *p = priv(b);
+	int ret;
+
+	if (!p->bench)
+		return -EINVAL;
+	ret = bench_stop(p->bench, r);
+	bench_destroy(p->bench);
+	p->bench = NULL;
+	return ret;
+}
+
+static int real_weights_get(struct bwapd_backend *b, uint8_t *w, int nr)
+{
+	struct real *p = priv(b);
+	char path[128], buf[16];
+	int i;
+
+	memset(w, 0, (size_t)nr);
+	for (i = 0; i < nr && i < BWAPD_MAX_NODES; i++) {
+		snprintf(path, sizeof(path), "%s/node%d", BWAPD_WEIGHTS_DIR, i);
+		if (!bwapd_read_text(p->root, path, buf, sizeof(buf)))
+			w[i] = (uint8_t)atoi(buf);
+	}
+	return 0;
+}
+
+static int real_weight_set(struct bwapd_backend *b, int node, uint8_t w)
+{
+	struct real *p = priv(b);
+	char path[1200];
+	FILE *f;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "%s%s/node%d", p->root, BWAPD_WEIGHTS_DIR,
+		 node);
+	f = fopen(path, "r+");
+	if (!f)
+		return -errno;
+	if (fprintf(f, "%u\n", w) < 0)
+		ret = -errno;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+static const struct bwapd_backend_ops real_ops = {
+	.name = "real",
+	.destroy = real_destroy,
+	.topology = real_topology,
+	.ctrl_open = real_ctrl_open,
+	.ctrl_bytes = real_ctrl_bytes,
+	.ctrl_source = real_ctrl_source,
+	.bench_start = real_bench_start,
+	.bench_wait = real_bench_wait,
+	.bench_stop = real_bench_stop,
+	.weights_get = real_weights_get,
+	.weight_set = real_weight_set,
+};
+
+int bwapd_backend_real(struct bwapd_backend *b, const char *root)
+{
+	struct real *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	snprintf(p->root, sizeof(p->root), "%s", strcmp(root, "/") ? root : "");
+	snprintf(p->source, sizeof(p->source), "none");
+	b->ops = &real_ops;
+	b->priv = p;
+	return 0;
+}

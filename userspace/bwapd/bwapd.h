@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bwapd: canonical weighted-interleave weights for a NUMA machine, and
+ * the admin path that applies them.
+ *
+ * The parts: the machine's topology (sysfs or a model preset), the worker
+ * sets worth profiling, a backend that gives counters and actuators (the
+ * real machine or the NUMA bandwidth model, behind one interface), the
+ * canonical tuner that turns a profiling run into weights, and the
+ * canonical-weights file.  Documentation/bwapd.md describes them.
+ *
+ * No global state; functions return 0 or a negative errno and leave
+ * printing to the caller (a reason string where a number is not enough).
+ */
+#ifndef BWAPD_H
+#define BWAPD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "bwmodel.h"
+
+#define BWAPD_MAX_NODES		BWM_MAX_NODES
+#define BWAPD_MAX_CPUS		1024
+#define BWAPD_MAX_SETS		(1 << BWAPD_MAX_NODES)
+#define BWAPD_DEFAULT_FILE	"/var/lib/bwapd/canonical-weights.json"
+#define BWAPD_FILE_FORMAT	"bwapd-canonical-weights"
+#define BWAPD_FILE_VERSION	1
+#define BWAPD_WEIGHTS_DIR	"/sys/kernel/mm/mempolicy/weighted_interleave"
+
+/* ---- topology ----------------------------------------------------------- */
+
+struct bwapd_node {
+	int nr_cpus;
+	int first_cpu;			/* -1: none */
+	uint64_t mem_bytes;		/* MemTotal */
+	int distance[BWAPD_MAX_NODES];	/* SLIT row: from this node to j */
+	/* HMAT access class 0: the best initiators and what they get */
+	uint32_t initiators;		/* bitmask; 0: no HMAT data */
+	unsigned int read_bw, write_bw;	/* MB/s */
+	unsigned int read_lat, write_lat;	/* ns */
+	int has_weight;			/* weighted_interleave/nodeN exists */
+};
+
+struct bwapd_topology {
+	int nr_nodes;			/* node ids are 0..nr_nodes-1 */
+	uint32_t online;		/* nodes present */
+	uint32_t cpu_nodes;		/* nodes with CPUs */
+	uint32_t mem_nodes;		/* nodes with memory */
+	char cpu_model[128];
+	struct bwapd_node node[BWAPD_MAX_NODES];
+	uint16_t cpu_node[BWAPD_MAX_CPUS];	/* node of every CPU */
+#define BWAPD_NO_NODE	0xffff			/* offline or absent CPU */
+	int nr_cpus;
+};
+
+/*
+ * Read the topology below root ("" or "/" for the running system; a test
+ * tree otherwise): devices/system/node, devices/system/cpu, the
+ * weighted_interleave directory and /proc/cpuinfo's model name
+ * (root/proc/cpuinfo).
+ */
+int bwapd_topology_read(const char *root, struct bwapd_topology *t,
+			char *why, size_t len);
+/* Identity: a hash of node count, CPUs, memory, distances and CPU model. */
+uint64_t bwapd_distance_hash(const struct bwapd_topology *t);
+uint64_t bwapd_topology_id(const struct bwapd_topology *t);
+
+/* "0-2,5" <-> bitmask; parse returns -EINVAL on junk. */
+int bwapd_nodelist_parse(const char *s, uint32_t *mask);
+char *bwapd_nodelist_format(uint32_t mask, char *buf, size_t len);
+
+/* ---- worker sets -------------------------------------------------------- */
+
+enum bwapd_skip {
+	BWAPD_PROFILE = 0,		/* profiled */
+	BWAPD_SKIP_SYMMETRIC,		/* same as another set under a symmetry */
+	BWAPD_SKIP_SPREAD,		/* farther apart than needed for its size */
+};
+
+struct bwapd_set {
+	uint32_t workers;
+	enum bwapd_skip skip;
+	uint32_t same_as;		/* the profiled set it maps to */
+	int8_t map[BWAPD_MAX_NODES];	/* node i of this set = map[i] of same_as */
+	int diameter;			/* largest SLIT distance inside */
+};
+
+struct bwapd_sets {
+	int nr;
+	int nr_profile, nr_symmetric, nr_spread;
+	int nr_automorphisms;
+	struct bwapd_set set[BWAPD_MAX_SETS];
+};
+
+struct bwapd_set_opts {
+	int no_symmetry;		/* profile symmetric sets too */
+	int all;			/* keep sets no rational user picks */
+	int max_size;			/* 0: all sizes */
+};
+
+/*
+ * Every non-empty set of CPU nodes, classified.  A set is "spread" when
+ * its diameter exceeds the smallest diameter of sets of its size; it is
+ * "symmetric" when a permutation of the nodes that keeps distances, CPU
+ * counts, memory and HMAT figures maps it onto a set profiled before.
+ */
+int bwapd_sets_enumerate(const struct bwapd_topology *t,
+			 const struct bwapd_set_opts *o, struct bwapd_sets *s);
+const char *bwapd_skip_name(enum bwapd_skip s);
+
+/* ---- backends: counters and actuators ----------------------------------- */
+
+/* What the load generator counted itself while it ran. */
+struct bwapd_bench_result {
+	double busy_s[BWAPD_MAX_NODES];	/* time node i's pages were read */
+	/* bytes read by worker w's threads from node i: [i][w] */
+	double bytes[BWAPD_MAX_NODES][BWAPD_MAX_NODES];
+	int threads;
+};
+
+struct bwapd_backend;
+
+struct bwapd_backend_ops {
+	const char *name;
+	void (*destroy)(struct bwapd_backend *b);
+	int (*topology)(struct bwapd_backend *b, struct bwapd_topology *t,
+			char *why, size_t len);
+
+	/* Counters: per-node memory controller traffic, cumulative bytes. */
+	int (*ctrl_open)(struct bwapd_backend *b, char *why, size_t len);
+	int (*ctrl_bytes)(struct bwapd_backend *b, int node, uint64_t *read,
+			  uint64_t *write);
+	/* A description of the counters opened ("uncore_imc_0..5 ..."). */
+	const char *(*ctrl_source)(struct bwapd_backend *b);
+
+	/*
+	 * The bandwidth benchmark on every CPU of 'workers', pages
+	 * interleaved uniformly over all memory nodes.  wait() lets it run
+	 * for 'seconds' more; stop() ends it and says what it counted.
+	 */
+	int (*bench_start)(struct bwapd_backend *b, uint32_t workers,
+			   double seconds);
+	int (*bench_wait)(struct bwapd_backend *b, double seconds);
+	int (*bench_stop)(struct bwapd_backend *b,
+			  struct bwapd_bench_result *r);
+
+	/* Actuators: the global weights (0 where a node has no file). */
+	int (*weights_get)(struct bwapd_backend *b, uint8_t *w, int nr);
+	int (*weight_set)(struct bwapd_backend *b, int node, uint8_t w);
+
+	/*
+	 * For the online tuner: stall cycles of a task, its own weights and
+	 * page migration.  NULL where a backend has none yet.
+	 */
+	int (*task_stall_cycles)(struct bwapd_backend *b, pid_t pid,
+				 uint64_t *cycles);
+	int (*task_weights_set)(struct bwapd_backend *b, pid_t pid,
+				const uint8_t *w, int nr);
+	int (*task_migrate)(struct bwapd_backend *b, pid_t pid,
+			    uint32_t from, uint32_t to);
+};
+
+struct bwapd_backend {
+	const struct bwapd_backend_ops *ops;
+	void *priv;
+};
+
+/* The running machine below root ("" for /). */
+int bwapd_backend_real(struct bwapd_backend *b, const char *root);
+/* The model of a machine preset; noise is relative (0.01 = 1 %). */
+int bwapd_backend_model(struct bwapd_backend *b, const char *machine_json,
+			uint64_t seed, double noise, char *why, size_t len);
+void bwapd_backend_destroy(struct bwapd_backend *b);
+
+/* Model topology as the kernel would show the machine (tests use it). */
+int bwapd_model_topology(const struct bwm_machine *m,
+			 struct bwapd_topology *t);
+
+/* ---- the canonical tuner ----------------------------------------------- */
+
+enum bwapd_source {
+	BWAPD_SRC_COUNTERS,		/* benchmark + memory controller counters */
+	BWAPD_SRC_HMAT,			/* HMAT access bandwidth, SLIT-scaled */
+	BWAPD_SRC_SLIT,			/* SLIT distances only */
+};
+
+const char *bwapd_source_name(enum bwapd_source s);
+
+struct bwapd_result {
+	uint32_t workers;
+	enum bwapd_source source;
+	double seconds;				/* of the benchmark; 0: none */
+	double minbw[BWAPD_MAX_NODES];		/* GB/s, or relative (SLIT) */
+	double frac[BWAPD_MAX_NODES];		/* Eq. 5 */
+	uint8_t weights[BWAPD_MAX_NODES];	/* u8, 0 = node not used */
+	int cycle;				/* sum of weights */
+	double u8_err;				/* largest page-share error */
+	uint32_t same_as;			/* set it was derived from */
+};
+
+struct bwapd_profile_opts {
+	double seconds;			/* per worker set */
+	double u8_err;			/* bwm_fractions_to_u8 tolerance */
+	int no_counters;		/* use the fallbacks */
+	/* called about every 0.1 s of benchmark time; may be NULL */
+	void (*progress)(void *arg, double done_s);
+	void *progress_arg;
+};
+
+/*
+ * Estimate bw(i -> w) for the workers and fill r: from the counters when
+ * counters_ok, else from HMAT, else SLIT.
+ */
+int bwapd_profile_set(struct bwapd_backend *b, const struct bwapd_topology *t,
+		      uint32_t workers, int counters_ok,
+		      const struct bwapd_profile_opts *o,
+		      struct bwapd_result *r);
+/* Fractions from minbw[] by Eq. 5, then u8 weights; for every source. */
+int bwapd_result_finish(const struct bwapd_topology *t, double u8_err,
+			struct bwapd_result *r);
+/* The result of a symmetric set: r of its representative, permuted. */
+void bwapd_result_permute(const struct bwapd_result *from,
+			  const struct bwapd_set *s, int nr_nodes,
+			  struct bwapd_result *to);
+
+/* ---- the canonical-weights file ------------------------------------------- */
+
+struct bwapd_file {
+	uint64_t topology_id;
+	uint64_t distance_hash;
+	int nr_nodes;
+	char cpu_model[128];
+	char backend[96];
+	char created[32];
+	int nr_results;
+	struct bwapd_result result[BWAPD_MAX_SETS];
+	int nr_symmetric, nr_spread;
+};
+
+int bwapd_file_write(const char *path, const struct bwapd_topology *t,
+		     const struct bwapd_file *f, char *why, size_t len);
+/*
+ * Read and check a file: -EINVAL (corrupt: why says where), -ESTALE (made
+ * on another machine: why says what differs), -ENOENT.
+ */
+int bwapd_file_read(const char *path, const struct bwapd_topology *t,
+		    struct bwapd_file *f, char *why, size_t len);
+/* The entry for exactly these workers, or NULL. */
+const struct bwapd_result *bwapd_file_find(const struct bwapd_file *f,
+					   uint32_t workers);
+
+/* ---- small helpers ----------------------------------------------------- */
+
+/* Read a small text file below root into buf; trailing newline removed. */
+int bwapd_read_text(const char *root, const char *path, char *buf,
+		    size_t len);
+uint64_t bwapd_fnv1a(uint64_t h, const void *data, size_t len);
+
+#endif /* BWAPD_H */

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The canonical tuner against the model backend: on every preset, the
+ * weights computed from the simulated counters of a profiling run match
+ * Eq. 5 on the preset's true bandwidths (the noise-free profiling run)
+ * within 2 %; without counters the fallbacks say what they used.
+ */
+#include "bwapd_test.h"
+
+static const char *const presets[] = {
+	"bwap-a", "bwap-b", "haswell-2s-8c", "haswell-2s-18c", "dram-cxl",
+};
+
+/* Largest relative error of the measured fractions over every set. */
+static int check_preset(struct __test_metadata *_metadata, const char *name,
+			double noise, double tol)
+{
+	static struct bwapd_sets sets;
+	struct bwapd_profile_opts po = { .seconds = 1,
+					 .u8_err = BWM_DEFAULT_U8_ERR };
+	struct bwapd_backend b;
+	struct bwapd_topology t;
+	struct bwm_machine m;
+	struct bwm_error err;
+	struct bwapd_set_opts so = { 0 };
+	char path[4096], why[256];
+	double worst = 0;
+	int i, j, n = 0;
+
+	ASSERT_EQ(0, bwm_machine_load(preset(name, path, sizeof(path)), &m, &err));
+	ASSERT_EQ(0, bwapd_backend_model(&b, path, 7, noise, why, sizeof(why)))
+		TH_LOG("%s", why);
+	ASSERT_EQ(0, b.ops->topology(&b, &t, why, sizeof(why)));
+	ASSERT_EQ(0, b.ops->ctrl_open(&b, why, sizeof(why)));
+	ASSERT_EQ(0, bwapd_sets_enumerate(&t, &so, &sets));
+	for (i = 0; i < sets.nr; i++) {
+		const struct bwapd_set *s = &sets.set[i];
+		struct bwapd_result r;
+		struct bwm_profile truth;
+		double frac[BWM_MAX_NODES], wsum = 0;
+
+		if (s->skip)
+			continue;
+		ASSERT_EQ(0, bwapd_profile_set(&b, &t, s->workers, 1, &po, &r));
+		EXPECT_EQ((int)BWAPD_SRC_COUNTERS, (int)r.source);
+		ASSERT_EQ(0, bwm_profile_run(&m, s->workers, 1, 0, NULL, &truth));
+		ASSERT_EQ(0, bwm_canonical_fractions(truth.bw, m.nr_nodes,
+						     s->workers, frac));
+		for (j = 0; j < m.nr_nodes; j++)
+			wsum += r.weights[j];
+		for (j = 0; j < m.nr_nodes; j++) {
+			double e = fabs(r.frac[j] - frac[j]) / frac[j];
+
+			if (e > worst)
+				worst = e;
+			EXPECT_TRUE(e <= tol)
+				TH_LOG("%s workers 0x%x node %d: %.5f, Eq. 5 %.5f",
+				       name, s->workers, j, r.frac[j], frac[j]);
+			/* the u8 weights keep the page shares */
+			EXPECT_NEAR(frac[j], r.weights[j] / wsum,
+				    tol * frac[j] + BWM_DEFAULT_U8_ERR);
+		}
+		n++;
+	}
+	EXPECT_LT(0, n);
+	fprintf(stderr, "# %s: %d sets profiled, noise %.0f %%: largest error %.3f %%\n",
+	       name, n, noise * 100, worst * 100);
+	bwapd_backend_destroy(&b);
+	return 0;
+}
+
+TEST(eq5_from_counters_exact)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
+		check_preset(_metadata, presets[i], 0, 1e-6);
+}
+
+/* 1 % counter noise over a 1 s run, ten 0.1 s reads: within 2 % */
+TEST(eq5_from_noisy_counters_within_2_percent)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
+		check_preset(_metadata, presets[i], 0.01, 0.02);
+}
+
+TEST(fallback_hmat_then_slit)
+{
+	struct bwapd_profile_opts po = { .seconds = 1, .no_counters = 1,
+					 .u8_err = BWM_DEFAULT_U8_ERR };
+	struct bwapd_backend b;
+	struct bwapd_topology t;
+	struct bwapd_result r;
+	char path[4096], why[256];
+
+	ASSERT_EQ(0, bwapd_backend_model(&b, preset("dram-cxl", path, sizeof(path)),
+					 1, 0, why, sizeof(why)));
+	ASSERT_EQ(0, b.ops->topology(&b, &t, why, sizeof(why)));
+	ASSERT_EQ(0, bwapd_profile_set(&b, &t, 0x1, 1, &po, &r));
+	EXPECT_EQ((int)BWAPD_SRC_HMAT, (int)r.source);
+	EXPECT_EQ(0, r.seconds);
+	/* node 0's HMAT figure: min(read, write) of its best path */
+	EXPECT_NEAR(fmin(t.node[0].read_bw, t.node[0].write_bw) / 1000.0,
+		    r.minbw[0], 1e-9);
+	EXPECT_TRUE(r.frac[0] > r.frac[1] && r.frac[1] > r.frac[2]);
+	/* no HMAT: SLIT, relative */
+	t.node[2].initiators = 0;
+	ASSERT_EQ(0, bwapd_profile_set(&b, &t, 0x1, 0, &po, &r));
+	EXPECT_EQ((int)BWAPD_SRC_SLIT, (int)r.source);
+	EXPECT_NEAR(1, r.minbw[0], 1e-12);
+	EXPECT_NEAR(10.0 / t.node[0].distance[1], r.minbw[1], 1e-12);
+	/* unknown worker sets and CPU-less workers are refused */
+	EXPECT_EQ(-EINVAL, bwapd_profile_set(&b, &t, 0x4, 0, &po, &r));
+	EXPECT_EQ(-EINVAL, bwapd_profile_set(&b, &t, 0, 0, &po, &r));
+	bwapd_backend_destroy(&b);
+}
+
+/* numa4's HMAT and SLIT give worker 0 the bandwidths 240000/d MB/s */
+TEST(hmat_numa4_figures)
+{
+	struct bwapd_profile_opts po = { .seconds = 1, .no_counters = 1,
+					 .u8_err = BWM_DEFAULT_U8_ERR };
+	static const double want[4] = { 24, 20, 12, 8.571428 };
+	struct bwapd_backend b;
+	struct bwapd_topology t;
+	struct bwapd_result r;
+	char dir[64], why[256];
+	int j;
+
+	ASSERT_NE(NULL, temp_dir(dir, sizeof(dir)));
+	ASSERT_EQ(0, fake_numa4(dir, 1, 1));
+	ASSERT_EQ(0, bwapd_backend_real(&b, dir));
+	ASSERT_EQ(0, b.ops->topology(&b, &t, why, sizeof(why))) TH_LOG("%s", why);
+	ASSERT_EQ(0, bwapd_profile_set(&b, &t, 0x1, 0, &po, &r));
+	EXPECT_EQ((int)BWAPD_SRC_HMAT, (int)r.source);
+	for (j = 0; j < 4; j++)
+		EXPECT_NEAR(want[j], r.minbw[j], 1e-5);
+	/* workers 0-1: the weaker of the two paths */
+	ASSERT_EQ(0, bwapd_profile_set(&b, &t, 0x3, 0, &po, &r));
+	EXPECT_NEAR(240.0 / 14, r.minbw[0], 1e-9);
+	EXPECT_NEAR(240.0 / 22, r.minbw[2], 1e-9);
+	EXPECT_EQ(0, b.ops->ctrl_open(&b, why, sizeof(why)) == 0);
+	EXPECT_NE(NULL, strstr(why, "no memory controller PMU")) TH_LOG("%s", why);
+	bwapd_backend_destroy(&b);
+	rm_tree(dir);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The canonical-weights file (JSON, Documentation/bwapd.md): the
+ * machine's identity, then one entry per worker set.  Written to a
+ * temporary file and renamed, so a reader never sees half a file.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bwapd.h"
+
+static json_object *int_array(const int *v, int n)
+{
+	json_object *a = json_object_new_array();
+	int i;
+
+	for (i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_int(v[i]));
+	return a;
+}
+
+static json_object *double_array(const double *v, int n)
+{
+	json_object *a = json_object_new_array();
+	int i;
+
+	for (i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_double(v[i]));
+	return a;
+}
+
+static json_object *machine_json(const struct bwapd_topology *t)
+{
+	json_object *m = json_object_new_object(), *d;
+	int cpus[BWAPD_MAX_NODES], mib[BWAPD_MAX_NODES], i;
+	char hex[24];
+
+	snprintf(hex, sizeof(hex), "%016" PRIx64, bwapd_topology_id(t));
+	json_object_object_add(m, "id", json_object_new_string(hex));
+	snprintf(hex, sizeof(hex), "%016" PRIx64, bwapd_distance_hash(t));
+	json_object_object_add(m, "distance_hash", json_object_new_string(hex));
+	json_object_object_add(m, "nodes", json_object_new_int(t->nr_nodes));
+	json_object_object_add(m, "cpu_model",
+			       json_object_new_string(t->cpu_model));
+	for (i = 0; i < t->nr_nodes; i++) {
+		cpus[i] = t->node[i].nr_cpus;
+		mib[i] = (int)(t->node[i].mem_bytes >> 20);
+	}
+	json_object_object_add(m, "cpus", int_array(cpus, t->nr_nodes));
+	json_object_object_add(m, "memory_mib", int_array(mib, t->nr_nodes));
+	d = json_object_new_array();
+	for (i = 0; i < t->nr_nodes; i++)
+		json_object_array_add(d, int_array(t->node[i].distance,
+						   t->nr_nodes));
+	json_object_object_add(m, "distances", d);
+	return m;
+}
+
+static json_object *result_json(const struct bwapd_result *r, int n)
+{
+	json_object *o = json_object_new_object();
+	int w[BWAPD_MAX_NODES], i;
+	char buf[64];
+
+	json_object_object_add(o, "workers", json_object_new_string(
+		bwapd_nodelist_format(r->workers, buf, sizeof(buf))));
+	json_object_object_add(o, "source",
+			       json_object_new_string(bwapd_source_name(r->source)));
+	if (r->same_as != r->workers)
+		json_object_object_add(o, "same_as", json_object_new_string(
+			bwapd_nodelist_format(r->same_as, buf, sizeof(buf))));
+	json_object_object_add(o, "seconds", json_object_new_double(r->seconds));
+	json_object_object_add(o, "minbw", double_array(r->minbw, n));
+	json_object_object_add(o, "fractions", double_array(r->frac, n));
+	for (i = 0; i < n; i++)
+		w[i] = r->weights[i];
+	json_object_object_add(o, "weights", int_array(w, n));
+	json_object_object_add(o, "cycle", json_object_new_int(r->cycle));
+	json_object_object_add(o, "max_error", json_object_new_double(r->u8_err));
+	return o;
+}
+
+static int mkdir_parent(const char *path)
+{
+	char dir[4096], *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	*slash = 0;
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int bwapd_file_write(const char *path, const struct bwapd_topology *t,
+		     const struct bwapd_file *f, char *why, size_t len)
+{
+	json_object *root = json_object_new_object(), *sets, *skip;
+	char tmp[4200];
+	const char *text;
+	FILE *out;
+	int i, ret;
+
+	json_object_object_add(root, "format",
+			       json_object_new_string(BWAPD_FILE_FORMAT));
+	json_object_object_add(root, "version",
+			       json_object_new_int(BWAPD_FILE_VERSION));
+	json_object_object_add(root, "machine", machine_json(t));
+	json_object_object_add(root, "backend",
+			       json_object_new_string(f->backend));
+	json_object_object_add(root, "created",
+			       json_object_new_string(f->created));
+	skip = json_object_new_object();
+	json_object_object_add(skip, "symmetric",
+			       json_object_new_int(f->nr_symmetric));
+	json_object_object_add(skip, "spread", json_object_new_int(f->nr_spread));
+	json_object_object_add(root, "skipped", skip);
+	sets = json_object_new_array();
+	for (i = 0; i < f->nr_results; i++)
+		json_object_array_add(sets, result_json(&f->result[i],
+							 t->nr_nodes));
+	json_object_object_add(root, "worker_sets", sets);
+	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+						    JSON_C_TO_STRING_SPACED);
+
+	ret = mkdir_parent(path);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	out = ret ? NULL : fopen(tmp, "w");
+	if (!out) {
+		ret = ret ? ret : -errno;
+		snprintf(why, len, "%s: %s", ret == -errno ? tmp : path,
+			 strerror(-ret));
+		json_object_put(root);
+		return ret;
+	}
+	if (fprintf(out, "%s\n", text) < 0 || fflush(out) || fsync(fileno(out)))
+		ret = -errno;
+	if (fclose(out) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret) {
+		snprintf(why, len, "%s: %s", path, strerror(-ret));
+		unlink(tmp);
+	}
+	json_object_put(root);
+	return ret;
+}
+
+/* ---- reading ---- */
+
+static int fail(char *why, size_t len, const char *path, const char *fmt,
+		const char *field)
+{
+	snprintf(why, len, "%s: %s%s", path, field, fmt);
+	return -EINVAL;
+}
+
+static int get(json_object *o, const char *key, json_type type,
+	       json_object **out)
+{
+	return json_object_object_get_ex(o, key, out) &&
+	       json_object_is_type(*out, type);
+}
+
+static int number_array(json_object *a, int n, double lo, double hi,
+			double *out)
+{
+	int i;
+
+	if (!json_object_is_type(a, json_type_array) ||
+	    (int)json_object_array_length(a) != n)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		json_object *v = json_object_array_get_idx(a, i);
+
+		if (!json_object_is_type(v, json_type_int) &&
+		    !json_object_is_type(v, json_type_double))
+			return -EINVAL;
+		out[i] = json_object_get_double(v);
+		if (!(out[i] >= lo && out[i] <= hi))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int read_result(json_object *o, int n, struct bwapd_result *r)
+{
+	json_object *v;
+	double w[BWAPD_MAX_NODES];
+	const char *s;
+	int i;
+
+	memset(r, 0, sizeof(*r));
+	if (!get(o, "workers", json_type_string, &v) ||
+	    bwapd_nodelist_parse(json_object_get_string(v), &r->workers) ||
+	    (r->workers >> n))
+		return -EINVAL;
+	r->same_as = r->workers;
+	if (json_object_object_get_ex(o, "same_as", &v) &&
+	    (!json_object_is_type(v, json_type_string) ||
+	     bwapd_nodelist_parse(json_object_get_string(v), &r->same_as)))
+		return -EINVAL;
+	if (!get(o, "source", json_type_string, &v))
+		return -EINVAL;
+	s = json_object_get_string(v);
+	for (i = BWAPD_SRC_COUNTERS; i <= BWAPD_SRC_SLIT; i++)
+		if (!strcmp(s, bwapd_source_name(i)))
+			break;
+	if (i > BWAPD_SRC_SLIT)
+		return -EINVAL;
+	r->source = i;
+	if (json_object_object_get_ex(o, "seconds", &v))
+		r->seconds = json_object_get_double(v);
+	if (!json_object_object_get_ex(o, "minbw", &v) ||
+	    number_array(v, n, 0, 1e9, r->minbw) ||
+	    !json_object_object_get_ex(o, "fractions", &v) ||
+	    number_array(v, n, 0, 1, r->frac) ||
+	    !json_object_object_get_ex(o, "weights", &v) ||
+	    number_array(v, n, 0, 255, w))
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		if (w[i] != (int)w[i])
+			return -EINVAL;
+		r->weights[i] = (uint8_t)w[i];
+		r->cycle += r->weights[i];
+	}
+	if (!r->cycle)
+		return -EINVAL;
+	if (json_object_object_get_ex(o, "max_error", &v))
+		r->u8_err = json_object_get_double(v);
+	return 0;
+}
+
+static int stale(const struct bwapd_topology *t, json_object *m,
+		 const char *path, char *why, size_t len)
+{
+	json_object *v;
+	char hex[24];
+
+	if (get(m, "nodes", json_type_int, &v) &&
+	    json_object_get_int(v) != t->nr_nodes) {
+		snprintf(why, len, "%s: made for a machine with %d nodes, this one has %d",
+			 path, json_object_get_int(v), t->nr_nodes);
+		return -ESTALE;
+	}
+	snprintf(hex, sizeof(hex), "%016" PRIx64, bwapd_distance_hash(t));
+	if (get(m, "distance_hash", json_type_string, &v) &&
+	    strcmp(json_object_get_string(v), hex)) {
+		snprintf(why, len, "%s: made for other node distances (SLIT)",
+			 path);
+		return -ESTALE;
+	}
+	if (get(m, "cpu_model", json_type_string, &v) &&
+	    strcmp(json_object_get_string(v), t->cpu_model)) {
+		snprintf(why, len, "%s: made on \"%s\", this machine has \"%s\"",
+			 path, json_object_get_string(v), t->cpu_model);
+		return -ESTALE;
+	}
+	snprintf(hex, sizeof(hex), "%016" PRIx64, bwapd_topology_id(t));
+	if (!get(m, "id", json_type_string, &v) ||
+	    strcmp(json_object_get_string(v), hex)) {
+		snprintf(why, len,
+			 "%s: made on a machine with other CPUs or memory per node",
+			 path);
+		return -ESTALE;
+	}
+	return 0;
+}
+
+int bwapd_file_read(const char *path, const struct bwapd_topology *t,
+		    struct bwapd_file *f, char *why, size_t len)
+{
+	enum json_tokener_error jerr;
+	json_object *root, *v, *m, *sets;
+	char field[64];
+	int i, n, ret;
+
+	memset(f, 0, sizeof(*f));
+	if (access(path, R_OK)) {
+		ret = -errno;
+		snprintf(why, len, "%s: %s%s", path, strerror(errno),
+			 ret == -ENOENT ? " (run \"bwapd profile\" first)" : "");
+		return ret;
+	}
+	root = json_object_from_file(path);
+	if (!root) {
+		jerr = json_tokener_error_parse_eof;
+		snprintf(why, len, "%s: not valid JSON (%s)", path,
+			 json_util_get_last_err() ? json_util_get_last_err() :
+			 json_tokener_error_desc(jerr));
+		why[strcspn(why, "\n")] = 0;
+		return -EINVAL;
+	}
+	ret = -EINVAL;
+	if (!get(root, "format", json_type_string, &v) ||
+	    strcmp(json_object_get_string(v), BWAPD_FILE_FORMAT)) {
+		fail(why, len, path, ": not a canonical-weights file", "format");
+		goto out;
+	}
+	if (!get(root, "version", json_type_int, &v) ||
+	    json_object_get_int(v) != BWAPD_FILE_VERSION) {
+		fail(why, len, path, ": unknown version", "version");
+		goto out;
+	}
+	if (!get(root, "machine", json_type_object, &m)) {
+		fail(why, len, path, ": missing", "machine");
+		goto out;
+	}
+	ret = stale(t, m, path, why, len);
+	if (ret)
+		goto out;
+	ret = -EINVAL;
+	f->nr_nodes = t->nr_nodes;
+	f->topology_id = bwapd_topology_id(t);
+	f->distance_hash = bwapd_distance_hash(t);
+	snprintf(f->cpu_model, sizeof(f->cpu_model), "%s", t->cpu_model);
+	if (get(root, "backend", json_type_string, &v))
+		snprintf(f->backend, sizeof(f->backend), "%s",
+			 json_object_get_string(v));
+	if (get(root, "created", json_type_string, &v))
+		snprintf(f->created, sizeof(f->created), "%s",
+			 json_object_get_string(v));
+	if (get(root, "skipped", json_type_object, &m)) {
+		if (get(m, "symmetric", json_type_int, &v))
+			f->nr_symmetric = json_object_get_int(v);
+		if (get(m, "spread", json_type_int, &v))
+			f->nr_spread = json_object_get_int(v);
+	}
+	if (!get(root, "worker_sets", json_type_array, &sets)) {
+		fail(why, len, path, ": missing", "worker_sets");
+		goto out;
+	}
+	n = (int)json_object_array_length(sets);
+	if (n > BWAPD_MAX_SETS) {
+		fail(why, len, path, ": too many entries", "worker_sets");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (read_result(json_object_array_get_idx(sets, i), t->nr_nodes,
+				&f->result[i])) {
+			snprintf(field, sizeof(field), "worker_sets[%d]", i);
+			fail(why, len, path,
+			     ": workers, source, minbw, fractions or weights "
+			     "missing or out of range", field);
+			goto out;
+		}
+	}
+	f->nr_results = n;
+	ret = 0;
+out:
+	json_object_put(root);
+	return ret;
+}
+
+const struct bwapd_result *bwapd_file_find(const struct bwapd_file *f,
+					   uint32_t workers)
+{
+	int i;
+
+	for (i = 0; i < f->nr_results; i++)
+		if (f->result[i].workers == workers)
+			return &f->result[i];
+	return NULL;
+}
