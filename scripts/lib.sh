@@ -33,8 +33,9 @@ pinned_kernel_version() {
 }
 
 installed_pkg_version() {
-	dpkg-query -W -f='${db:Status-Abbrev} ${Version}\n' "$1" 2>/dev/null |
-		awk '$1 == "ii" { print $2 }'
+	# dpkg-query fails for a package dpkg never heard of: not installed
+	{ dpkg-query -W -f='${db:Status-Abbrev} ${Version}\n' "$1" 2>/dev/null ||
+		true; } | awk '$1 == "ii" { print $2 }'
 }
 
 # Patch file names listed in kernel-patches/series, in order. Blank lines
