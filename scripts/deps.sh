@@ -16,7 +16,7 @@ PACKAGES=(
 	build-essential bc bison flex libelf-dev libssl-dev
 	ccache cpio busybox-static qemu-system-x86 xz-utils
 	dwarves rsync kmod git perl gzip coreutils util-linux
-	shellcheck mandoc libjson-c-dev
+	shellcheck mandoc libjson-c-dev libpfm4-dev
 	autoconf automake libtool dpkg-dev
 )
 

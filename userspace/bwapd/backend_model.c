@@ -216,14 +216,6 @@ static int model_weight_set(struct bwapd_backend *b, int node, uint8_t w)
 	return bwm_sim_set_weights(&p->sim, p->weights, 0);
 }
 
-static int model_task_stall_cycles(struct bwapd_backend *b, pid_t pid,
-				   uint64_t *cycles)
-{
-	(void)pid;
-	*cycles = bwm_sim_stall_cycles(&priv(b)->sim);
-	return 0;
-}
-
 static const struct bwapd_backend_ops model_ops = {
 	.name = "model",
 	.destroy = model_destroy,
@@ -236,7 +228,6 @@ static const struct bwapd_backend_ops model_ops = {
 	.bench_stop = model_bench_stop,
 	.weights_get = model_weights_get,
 	.weight_set = model_weight_set,
-	.task_stall_cycles = model_task_stall_cycles,
 };
 
 int bwapd_backend_model(struct bwapd_backend *b, const char *machine_json,

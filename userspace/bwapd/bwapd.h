@@ -150,16 +150,6 @@ struct bwapd_backend_ops {
 	int (*weights_get)(struct bwapd_backend *b, uint8_t *w, int nr);
 	int (*weight_set)(struct bwapd_backend *b, int node, uint8_t w);
 
-	/*
-	 * For the online tuner: stall cycles of a task, its own weights and
-	 * page migration.  NULL where a backend has none yet.
-	 */
-	int (*task_stall_cycles)(struct bwapd_backend *b, pid_t pid,
-				 uint64_t *cycles);
-	int (*task_weights_set)(struct bwapd_backend *b, pid_t pid,
-				const uint8_t *w, int nr);
-	int (*task_migrate)(struct bwapd_backend *b, pid_t pid,
-			    uint32_t from, uint32_t to);
 };
 
 struct bwapd_backend {
@@ -250,6 +240,160 @@ int bwapd_file_read(const char *path, const struct bwapd_topology *t,
 /* The entry for exactly these workers, or NULL. */
 const struct bwapd_result *bwapd_file_find(const struct bwapd_file *f,
 					   uint32_t workers);
+
+/* ---- the online tuner's target: a running application ------------------ */
+
+/* Cumulative counters of all threads of the target; 'have' says which. */
+struct bwapd_counters {
+	double seconds;			/* when read, on the target's clock */
+	uint64_t stall_cycles;
+	uint64_t cycles;
+	uint64_t instructions;
+	uint64_t mem_accesses;		/* last-level cache misses */
+	unsigned int have;
+#define BWAPD_HAVE_STALLS	(1u << 0)
+#define BWAPD_HAVE_MAPI		(1u << 1)	/* instructions and accesses */
+};
+
+/* What a migration did. */
+struct bwapd_migration {
+	uint64_t pages;			/* resident pages it looked at */
+	uint64_t moved;			/* pages that changed node */
+	uint64_t failed;		/* pages the kernel would not move */
+	double seconds;
+};
+
+struct bwapd_migrate_opts {
+	unsigned int batch;		/* pages per move_pages call */
+	double pages_per_s;		/* rate limit; 0: none */
+};
+
+struct bwapd_target;
+
+struct bwapd_target_ops {
+	const char *name;
+	void (*close)(struct bwapd_target *t);
+	/* -ESRCH once the target is gone */
+	int (*counters)(struct bwapd_target *t, struct bwapd_counters *c);
+	/* the target's own weights (set_mempolicy_weights(2)) */
+	int (*set_weights)(struct bwapd_target *t, const uint8_t *w, int nr);
+	/* move pages so that every node holds its share of w[] */
+	int (*migrate)(struct bwapd_target *t, const uint8_t *w, int nr,
+		       const struct bwapd_migrate_opts *o,
+		       struct bwapd_migration *m);
+	/* resident pages per node, of the memory the weights govern */
+	int (*pages)(struct bwapd_target *t, uint64_t *pages, int nr);
+	/* let the target run; the model advances its clock instead */
+	int (*wait)(struct bwapd_target *t, double seconds);
+};
+
+struct bwapd_target {
+	const struct bwapd_target_ops *ops;
+	pid_t pid;			/* 0: a modelled workload */
+	uint32_t workers;		/* nodes its CPUs are on */
+	int nr_nodes;
+	char why[256];			/* the reason of the last error */
+	void *priv;
+};
+
+/*
+ * A running process (task.c): pidfd, set_mempolicy_weights(2),
+ * /proc/PID/numa_maps and move_pages(2) for the pages of its mappings
+ * under weighted interleave, perf_event_open on its threads.
+ * Counters that cannot be opened are left out of 'have' (why says why).
+ */
+int bwapd_target_process(struct bwapd_target *t, pid_t pid, int nr_nodes,
+			 const struct bwapd_topology *topo);
+/*
+ * A workload of the NUMA bandwidth model on a machine preset: counters
+ * from the model, placement from the weights.  With 'real' (a process
+ * target) the weights and pages are the real process's and the model
+ * only computes the counters, from the process's actual page placement.
+ */
+int bwapd_target_model(struct bwapd_target *t, const struct bwm_machine *m,
+		       const struct bwm_workload *wl, uint64_t seed,
+		       double noise, struct bwapd_target *real);
+/* A model target's application changes phase: another workload, same workers. */
+int bwapd_target_model_workload(struct bwapd_target *t,
+				const struct bwm_workload *wl);
+void bwapd_target_close(struct bwapd_target *t);
+/* Worker nodes of a process: the nodes of the CPUs it may run on. */
+int bwapd_process_workers(pid_t pid, const struct bwapd_topology *topo,
+			  uint32_t *workers);
+
+/* ---- the DWP tuner (BWAP section III-B) ---------------------------------- */
+
+struct bwapd_tune_step;
+
+struct bwapd_tune_opts {
+	int samples;			/* n: measurements per step */
+	int trim;			/* c: dropped at each end */
+	double period;			/* t: seconds per step */
+	double step;			/* x: DWP step */
+	double fine_step;		/* refinement near the optimum; 0: none */
+	int max_steps;			/* DWP settings tried after the start */
+	int forward_only;		/* the paper's search: raise DWP only */
+	enum bwapd_metric {
+		BWAPD_METRIC_AUTO,	/* per instruction where counted */
+		BWAPD_STALL_RATE,	/* stalled cycles per second (paper) */
+		BWAPD_STALLS_PER_INSN,	/* stalled cycles per instruction */
+	} metric;
+	double start;			/* DWP to start from (re-tuning) */
+	double min_mapi;		/* below: not memory-intensive, skip */
+	double u8_err;			/* weight conversion tolerance */
+	/* phase change: the stall rate moves by more than this share... */
+	double phase_change;
+	int phase_periods;		/* ...for this many periods in a row */
+	struct bwapd_migrate_opts migrate;
+	/* called after every measurement; may be NULL */
+	void (*log)(void *arg, const struct bwapd_tune_step *s);
+	void *log_arg;
+};
+
+struct bwapd_tune_step {
+	int step;			/* 0: the start */
+	double seconds;			/* target clock at the end */
+	double dwp;
+	double stall_rate;		/* the metric: per second or instruction */
+	double mapi;			/* -1: not known */
+	uint8_t weights[BWAPD_MAX_NODES];
+	struct bwapd_migration migration;
+	const char *what;		/* "start", "up", "down", "best", ... */
+};
+
+struct bwapd_tune_result {
+	double dwp;
+	double stall_rate;
+	double mapi;
+	int steps;
+	int skipped;			/* not memory-intensive: left at DWP 0 */
+	uint64_t moved;
+	uint8_t weights[BWAPD_MAX_NODES];
+};
+
+void bwapd_tune_opts_default(struct bwapd_tune_opts *o);
+/* -EINVAL if a parameter is out of range. */
+int bwapd_tune_opts_check(const struct bwapd_tune_opts *o);
+/* One period: the trimmed mean of the metric, and MAPI (-1: not known). */
+int bwapd_measure(struct bwapd_target *t, const struct bwapd_tune_opts *o,
+		  double *rate, double *mapi);
+/* Kernel weights for canonical fractions moved towards the workers by dwp. */
+int bwapd_dwp_weights(const double *canonical, int nr_nodes, uint32_t workers,
+		      double dwp, double u8_err, uint8_t *w);
+/*
+ * Tune the target: weights for DWP 0 from the canonical fractions, then
+ * the search.  The target always holds the weights of a measured DWP:
+ * on error those of the best one so far (or of DWP 0).
+ */
+int bwapd_tune(struct bwapd_target *t, const double *canonical,
+	       const struct bwapd_tune_opts *o, struct bwapd_tune_result *r);
+/*
+ * Watch a tuned target for 'seconds' (0: until it exits, -ESRCH): *changed
+ * is set when its stall rate left 'rate' by more than phase_change for
+ * phase_periods periods in a row (a phase change: tune again).
+ */
+int bwapd_tune_watch(struct bwapd_target *t, const struct bwapd_tune_opts *o,
+		     double rate, double seconds, int *changed);
 
 /* ---- small helpers ----------------------------------------------------- */
 

@@ -21,18 +21,24 @@ double bwm_noise_factor(struct bwm_rng *rng, double noise)
 }
 
 /*
- * Every (memory node, worker) transfer is a flow of its own, capped by
- * its path; the flows from one node share its controller and the flows
- * into one worker share its interconnect (model.md, "profiling run").
+ * As the benchmark does it (userspace/bwapd/bench.c): one phase per
+ * memory node, all workers reading that node only, for an equal share of
+ * the time.  In the phase of node j, every (j, worker) transfer is a flow
+ * of its own, capped by its path; the flows share node j's controller,
+ * and a remote flow has its worker's interconnect to itself (model.md,
+ * "profiling run").  Reading every node at once would let the remote
+ * flows into a worker split its interconnect evenly and hide how the
+ * paths differ.
  */
 int bwm_profile_run(const struct bwm_machine *m, uint32_t workers,
 		    double seconds, double noise, struct bwm_rng *rng,
 		    struct bwm_profile *out)
 {
-	double coef[BWM_MAX_RES * BWM_MAX_FLOWS];
-	double cap[BWM_MAX_FLOWS] = { 0 }, x[BWM_MAX_FLOWS];
+	double coef[(1 + BWM_MAX_NODES) * BWM_MAX_NODES];
+	double cap[BWM_MAX_NODES], x[BWM_MAX_NODES];
 	int wnode[BWM_MAX_NODES];
-	int n = m->nr_nodes, nw = 0, nf, nr, j, k;
+	int n = m->nr_nodes, nw = 0, nr, j, k;
+	double phase;
 
 	if (!(seconds > 0) || !workers || (workers >> n) || !(noise >= 0))
 		return -EINVAL;
@@ -43,34 +49,29 @@ int bwm_profile_run(const struct bwm_machine *m, uint32_t workers,
 			return -EINVAL;
 		wnode[nw++] = j;
 	}
-	nf = n * nw;
-	nr = n + nw;
-	memset(coef, 0, sizeof(double) * (size_t)nf * nr);
-	for (k = 0; k < nw; k++) {
-		int c = wnode[k];
-		double in = m->node[c].interconnect_gbps;
-
-		for (j = 0; j < n; j++) {
-			int f = k * n + j;
-
-			cap[f] = m->read_gbps[j][c];
-			coef[(size_t)j * nf + f] = 1 / m->node[j].ctrl_read_gbps;
-			if (in > 0 && j != c)
-				coef[(size_t)(n + k) * nf + f] = 1 / in;
-		}
-	}
-	bwm_maxmin_fill(nf, cap, nr, coef, x);
-
 	memset(out, 0, sizeof(*out));
 	out->workers = workers;
 	out->seconds = seconds;
-	for (k = 0; k < nw; k++) {
-		for (j = 0; j < n; j++) {
-			double b = x[k * n + j] * 1e9 * seconds *
+	phase = seconds / n;
+	nr = 1 + nw;
+	for (j = 0; j < n; j++) {
+		memset(coef, 0, sizeof(double) * (size_t)nw * nr);
+		for (k = 0; k < nw; k++) {
+			int c = wnode[k];
+			double in = m->node[c].interconnect_gbps;
+
+			cap[k] = m->read_gbps[j][c];
+			coef[k] = 1 / m->node[j].ctrl_read_gbps;
+			if (in > 0 && j != c)
+				coef[(size_t)(1 + k) * nw + k] = 1 / in;
+		}
+		bwm_maxmin_fill(nw, cap, nr, coef, x);
+		for (k = 0; k < nw; k++) {
+			double b = x[k] * 1e9 * phase *
 				   bwm_noise_factor(rng, noise);
 
 			out->bytes[j][wnode[k]] = b;
-			out->bw[j][wnode[k]] = b / seconds / 1e9;
+			out->bw[j][wnode[k]] = b / phase / 1e9;
 		}
 	}
 	return 0;

@@ -168,7 +168,7 @@ TEST_F(cli, corrupt_and_stale_file)
 		TH_LOG("%s", r.out);
 	/* a weight out of range */
 	snprintf(cmd, sizeof(cmd),
-		 "sed -i '0,/^        13,$/s//        300,/' %s",
+		 "sed -i -E '/\"weights\"/,/^ +[0-9]+,$/s/^( +)[0-9]+,$/\\1300,/' %s",
 		 self->file);
 	ASSERT_EQ(0, system(cmd));
 	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s apply 0", self->b,

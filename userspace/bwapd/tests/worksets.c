@@ -136,19 +136,19 @@ static void check_machine(struct __test_metadata *_metadata, const char *name,
 
 /*
  * Machine A: 4 symmetries of its distances.  Some of its links differ
- * by direction (3.3 vs 3.0 GB/s) where the distances do not; under the
- * profiling load those paths are not the weakest ones, so the weights of
- * a symmetric set are exactly its representative's.
+ * by direction (3.3 vs 3.0 GB/s) where the distances do not, and the
+ * profiling run measures every path on its own: the weights of a set
+ * skipped as symmetric are its representative's within 11 %.
  */
 TEST(machine_a)
 {
-	check_machine(_metadata, "bwap-a", 17, 38, 200, 1e-9);
+	check_machine(_metadata, "bwap-a", 17, 38, 200, 0.11);
 }
 
-/* Machine B: the same (14.1 vs 14.5 GB/s). */
+/* Machine B: the same (14.1 vs 14.5 GB/s: 3 %). */
 TEST(machine_b)
 {
-	check_machine(_metadata, "bwap-b", 4, 7, 4, 1e-9);
+	check_machine(_metadata, "bwap-b", 4, 7, 4, 0.03);
 }
 
 TEST(all_and_no_symmetry)

@@ -98,7 +98,12 @@ TEST(best_dwp_latency_vs_bandwidth)
 		TH_LOG("%s: best DWP %.2f latency-bound, %.2f bandwidth-bound",
 		       m.name, lat, bw);
 		EXPECT_GT_D(lat, 0.5);
-		EXPECT_TRUE(bw <= 0.1) TH_LOG("%s: %.2f", m.name, bw);
+		/*
+		 * Eq. 5 is the optimum when only the paths limit; with one
+		 * worker its interconnect caps the remote share, and a little
+		 * DWP relieves it (the paper saw DWPs above 0 too).
+		 */
+		EXPECT_TRUE(bw <= 0.2) TH_LOG("%s: %.2f", m.name, bw);
 		/* two workers, if some node is left for DWP to move from */
 		if (m.nr_nodes <= 2)
 			continue;
