@@ -7,12 +7,15 @@
  * Documentation/man8/bwapd.8 and Documentation/bwapd.md describe it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bwapd.h"
@@ -28,6 +31,12 @@ struct opts {
 	int json, dry_run, no_counters;
 	double seconds, u8_err;
 	struct bwapd_set_opts sets;
+	/* tune and exec */
+	pid_t pid;
+	const char *workload;
+	const char *workers;
+	double watch, delay;
+	struct bwapd_tune_opts tune;
 };
 
 struct progress {
@@ -50,6 +59,16 @@ static void usage(FILE *f)
 		"  show [--json] [WORKERS]   the canonical weights of the file\n"
 		"  apply [--dry-run] [--json] WORKERS\n"
 		"                            set the global weights to those of WORKERS (root)\n"
+		"  tune --pid PID [TUNER OPTIONS]\n"
+		"                            tune a running process's own weights (DWP)\n"
+		"  tune --workload W.json [--workers NODES] [TUNER OPTIONS]   (with --model)\n"
+		"                            tune a workload of the model\n"
+		"  exec [TUNER OPTIONS] -- COMMAND [ARG...]\n"
+		"                            run COMMAND under weighted interleave and tune it\n"
+		"\n"
+		"tuner options: --samples N --trim C --period S --step X --fine-step X\n"
+		"  --max-steps K --forward-only --metric rate|instruction --min-mapi M\n"
+		"  --rate PAGES/S --delay S --watch S --json\n"
 		"\n"
 		"  --file PATH   canonical-weights file (default %s)\n"
 		"WORKERS is a node list such as 0-1 or 0,2.\n",
@@ -490,6 +509,337 @@ static int cmd_apply(const struct opts *o, const char *arg)
 	return 0;
 }
 
+/* ---- tune and exec ---- */
+
+#define MPOL_WEIGHTED_INTERLEAVE_MODE	6	/* uapi/linux/mempolicy.h */
+#ifndef SYS_set_mempolicy_weights
+#define SYS_set_mempolicy_weights	1000
+#endif
+#ifndef PIDFD_SELF_THREAD_GROUP
+#define PIDFD_SELF_THREAD_GROUP		-10001
+#endif
+
+struct tune_log {
+	int json;
+	int nr_nodes;
+	const char *name;
+};
+
+static void log_step(void *arg, const struct bwapd_tune_step *st)
+{
+	const struct tune_log *l = arg;
+	int j;
+
+	if (l->json) {
+		printf("{\"target\": \"%s\", \"step\": %d, \"what\": \"%s\", \"seconds\": %.3f, \"dwp\": %.4f, \"stalls\": %.6g, \"mapi\": %.6g, \"moved\": %llu, \"weights\": [",
+		       l->name, st->step, st->what, st->seconds, st->dwp,
+		       st->stall_rate, st->mapi,
+		       (unsigned long long)st->migration.moved);
+		for (j = 0; j < l->nr_nodes; j++)
+			printf("%s%u", j ? ", " : "", st->weights[j]);
+		printf("]}\n");
+	} else {
+		char stalls[32] = "-";
+
+		if (st->stall_rate >= 0)
+			snprintf(stalls, sizeof(stalls), "%.4g", st->stall_rate);
+		printf("%-8s step %2d %-6s t=%8.3fs  DWP %.3f  stalls %-10s pages moved %-8llu weights",
+		       l->name, st->step, st->what, st->seconds, st->dwp,
+		       stalls, (unsigned long long)st->migration.moved);
+		for (j = 0; j < l->nr_nodes; j++)
+			printf("%s%u", j ? ":" : " ", st->weights[j]);
+		printf("\n");
+	}
+	fflush(stdout);
+}
+
+/* The canonical shares of the workers: the file's, or measured now. */
+static int canonical_of(const struct opts *o, struct bwapd_backend *b,
+			const struct bwapd_topology *t, uint32_t workers,
+			double *frac)
+{
+	static struct bwapd_file f;
+	const struct bwapd_result *r = NULL;
+	struct bwapd_result now;
+	struct bwapd_profile_opts po = { .seconds = o->seconds,
+					 .u8_err = o->u8_err };
+	char why[512] = "", list[64];
+	int ret;
+
+	bwapd_nodelist_format(workers, list, sizeof(list));
+	ret = bwapd_file_read(o->file, t, &f, why, sizeof(why));
+	if (!ret) {
+		r = bwapd_file_find(&f, workers);
+		if (!r) {
+			fprintf(stderr, "bwapd: no canonical weights for workers %s in %s\n",
+				list, o->file);
+			return -ENOENT;
+		}
+	} else if (ret == -ENOENT) {
+		char cwhy[512] = "";
+		int counters = !b->ops->ctrl_open(b, cwhy, sizeof(cwhy));
+
+		fprintf(stderr, "bwapd: %s does not exist: canonical weights of workers %s from %s\n",
+			o->file, list, counters ? "a profiling run now" :
+			"the firmware tables (no counters)");
+		ret = bwapd_profile_set(b, t, workers, counters, &po, &now);
+		if (ret) {
+			fprintf(stderr, "bwapd: profiling workers %s: %s\n", list,
+				strerror(-ret));
+			return ret;
+		}
+		r = &now;
+	} else {
+		error(ret == -ESTALE ? "stale weights file" : "weights file",
+		      ret, why);
+		return ret;
+	}
+	memcpy(frac, r->frac, sizeof(r->frac));
+	return 0;
+}
+
+static int load_workload(const char *path, const struct bwm_machine *m,
+			 uint32_t workers, struct bwm_workload *wl)
+{
+	struct bwm_error err;
+	char msg[512];
+
+	if (bwm_workload_load(path, wl, &err) ||
+	    bwm_workload_bind(m, wl, workers, 0, &err)) {
+		fprintf(stderr, "bwapd: %s\n",
+			bwm_error_format(&err, path, msg, sizeof(msg)));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Tune a target: a process (pid), a process whose counters come from the
+ * model (pid and --model/--workload), or a workload of the model.
+ */
+static int tune_target(const struct opts *o, pid_t pid)
+{
+	static struct bwm_machine m;
+	struct bwapd_target proc = { 0 }, model = { 0 }, *t;
+	struct bwapd_tune_opts to = o->tune;
+	struct bwapd_tune_result r;
+	struct tune_log l = { .json = o->json };
+	struct bwapd_backend b;
+	struct bwapd_topology topo;
+	struct bwm_workload wl;
+	struct bwm_error err;
+	double canon[BWAPD_MAX_NODES];
+	uint64_t pages[BWAPD_MAX_NODES], total = 0;
+	uint32_t workers = 0;
+	char name[32], list[64];
+	int ret, j, changed, rc = 1;
+
+	if (open_backend(o, &b, &topo))
+		return 1;
+	if (o->model && bwm_machine_load(o->model, &m, &err)) {
+		bwapd_backend_destroy(&b);
+		return 1;
+	}
+	if (o->workers && parse_workers(o->workers, &workers)) {
+		bwapd_backend_destroy(&b);
+		return EXIT_USAGE;
+	}
+	if (pid) {
+		snprintf(name, sizeof(name), "%d", (int)pid);
+		ret = bwapd_target_process(&proc, pid, topo.nr_nodes, &topo);
+		if (ret) {
+			error("target", ret, proc.why);
+			goto out;
+		}
+		workers = proc.workers;
+		t = &proc;
+	} else {
+		snprintf(name, sizeof(name), "model");
+		t = NULL;
+	}
+	if (o->workload) {
+		if (!o->model) {
+			fprintf(stderr, "bwapd: --workload needs --model\n");
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		if (pid && m.nr_nodes != topo.nr_nodes) {
+			fprintf(stderr, "bwapd: the model has %d nodes, the machine %d\n",
+				m.nr_nodes, topo.nr_nodes);
+			goto out;
+		}
+		if (load_workload(o->workload, &m, workers, &wl))
+			goto out;
+		workers = wl.workers;
+		ret = bwapd_target_model(&model, &m, &wl, o->seed, o->noise,
+					 pid ? &proc : NULL);
+		if (ret) {
+			error("model", ret, NULL);
+			goto out;
+		}
+		t = &model;
+	} else if (!pid) {
+		fprintf(stderr, "bwapd: tune needs --pid PID or --workload FILE\n");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	l.nr_nodes = t->nr_nodes;
+	l.name = name;
+	if (canonical_of(o, &b, &topo, workers, canon))
+		goto out;
+	if (pid) {
+		ret = proc.ops->pages(&proc, pages, topo.nr_nodes);
+		for (j = 0; !ret && j < topo.nr_nodes; j++)
+			total += pages[j];
+		if (ret || !total) {
+			fprintf(stderr, "bwapd: process %d has no anonymous memory under weighted "
+				"interleave%s%s (start it with \"bwapd exec\" or \"numactl "
+				"--weighted-interleave\")\n", (int)pid, ret ? ": " : "",
+				ret ? proc.why : "");
+			goto out;
+		}
+	}
+	if (!o->json)
+		printf("tuning %s on workers %s (%s)\n", pid ? name : "the model",
+		       bwapd_nodelist_format(workers, list, sizeof(list)),
+		       t->ops->name);
+	to.log = log_step;
+	to.log_arg = &l;
+	for (;;) {
+		ret = bwapd_tune(t, canon, &to, &r);
+		if (ret == -ESRCH) {
+			fprintf(stderr, "bwapd: process %d exited while it was tuned\n",
+				(int)pid);
+			rc = 0;
+			goto out;
+		}
+		if (ret) {
+			error("tune", ret, t->why);
+			fprintf(stderr, "bwapd: the target keeps weights of DWP %.3f\n",
+				r.dwp);
+			goto out;
+		}
+		if (r.skipped)
+			printf("%s: %.4g memory accesses per instruction, below %.4g: not "
+			       "memory-intensive, left at DWP 0\n", name, r.mapi,
+			       to.min_mapi);
+		else if (!o->json)
+			printf("%s: DWP %.3f after %d steps, %llu pages moved\n",
+			       name, r.dwp, r.steps, (unsigned long long)r.moved);
+		if (!(o->watch >= 0) || r.skipped)
+			break;
+		ret = bwapd_tune_watch(t, &to, r.stall_rate, o->watch, &changed);
+		if (ret == -ESRCH) {
+			rc = 0;
+			goto out;
+		}
+		if (ret || !changed)
+			break;
+		printf("%s: phase change: stalls moved by more than %.0f %%; tuning again\n",
+		       name, to.phase_change * 100);
+		to.start = r.dwp;
+	}
+	rc = ret ? 1 : 0;
+out:
+	if (model.ops)
+		bwapd_target_close(&model);
+	if (proc.ops)
+		bwapd_target_close(&proc);
+	bwapd_backend_destroy(&b);
+	return rc;
+}
+
+static int cmd_tune(const struct opts *o)
+{
+	if (o->pid < 0)
+		return EXIT_USAGE;
+	return tune_target(o, o->pid);
+}
+
+/* Weighted interleave over every memory node, the canonical DWP 0 weights. */
+static int exec_policy(const uint8_t *w, int nr,
+		       unsigned long *mask)
+{
+	if (syscall(SYS_set_mempolicy, MPOL_WEIGHTED_INTERLEAVE_MODE, mask,
+		    8 * sizeof(*mask) + 1) ||
+	    syscall(SYS_set_mempolicy_weights, PIDFD_SELF_THREAD_GROUP, w,
+		    (unsigned long)nr, 0U))
+		return -errno;
+	return 0;
+}
+
+static int cmd_exec(struct opts *o, char **argv)
+{
+	struct bwapd_backend b;
+	struct bwapd_topology topo;
+	double canon[BWAPD_MAX_NODES];
+	uint8_t w[BWAPD_MAX_NODES];
+	unsigned long mask = 0;
+	uint32_t workers;
+	int status, rc, p[2], err = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (open_backend(o, &b, &topo))
+		return 1;
+	if (bwapd_process_workers(0, &topo, &workers) ||
+	    canonical_of(o, &b, &topo, workers, canon) ||
+	    bwapd_dwp_weights(canon, topo.nr_nodes, workers, 0,
+			      o->tune.u8_err, w)) {
+		bwapd_backend_destroy(&b);
+		return 1;
+	}
+	bwapd_backend_destroy(&b);
+	mask = topo.mem_nodes;
+	/* closed by a successful exec; the child's errno otherwise */
+	if (pipe2(p, O_CLOEXEC))
+		return error("exec", -errno, NULL);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return error("fork", -errno, NULL);
+	if (!pid) {
+		int err = -exec_policy(w, topo.nr_nodes, &mask);
+
+		close(p[0]);
+		if (!err) {
+			execvp(argv[0], argv);
+			err = errno;
+		}
+		if (write(p[1], &err, sizeof(err)) != sizeof(err))
+			_exit(126);
+		_exit(127);
+	}
+	close(p[1]);
+	while ((n = read(p[0], &err, sizeof(err))) < 0 && errno == EINTR)
+		;
+	close(p[0]);
+	if (n == sizeof(err)) {
+		waitpid(pid, &status, 0);
+		if (err == ENOSYS || err == EINVAL)
+			fprintf(stderr, "bwapd: cannot put %s under weighted interleave: %s "
+				"(a kernel without MPOL_WEIGHTED_INTERLEAVE or "
+				"set_mempolicy_weights?)\n", argv[0], strerror(err));
+		else
+			fprintf(stderr, "bwapd: %s: %s\n", argv[0], strerror(err));
+		return 127;
+	}
+	if (o->delay > 0) {
+		struct timespec ts = { (time_t)o->delay,
+			(long)((o->delay - (double)(time_t)o->delay) * 1e9) };
+
+		nanosleep(&ts, NULL);
+	}
+	rc = tune_target(o, pid);
+	if (rc)
+		fprintf(stderr, "bwapd: %s runs on untuned\n", argv[0]);
+	if (waitpid(pid, &status, 0) < 0)
+		return 1;
+	if (WIFEXITED(status))
+		return rc ? rc : WEXITSTATUS(status);
+	return 128 + WTERMSIG(status);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -506,6 +856,21 @@ int main(int argc, char **argv)
 		{ "all", no_argument, NULL, 'a' },
 		{ "no-symmetry", no_argument, NULL, 'y' },
 		{ "max-size", required_argument, NULL, 'k' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "workload", required_argument, NULL, 'W' },
+		{ "workers", required_argument, NULL, 'w' },
+		{ "samples", required_argument, NULL, 1000 },
+		{ "trim", required_argument, NULL, 1001 },
+		{ "period", required_argument, NULL, 1002 },
+		{ "step", required_argument, NULL, 1003 },
+		{ "fine-step", required_argument, NULL, 1004 },
+		{ "max-steps", required_argument, NULL, 1005 },
+		{ "forward-only", no_argument, NULL, 1006 },
+		{ "metric", required_argument, NULL, 1007 },
+		{ "min-mapi", required_argument, NULL, 1008 },
+		{ "rate", required_argument, NULL, 1009 },
+		{ "delay", required_argument, NULL, 1010 },
+		{ "watch", required_argument, NULL, 1011 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -515,7 +880,10 @@ int main(int argc, char **argv)
 	};
 	const char *cmd, *arg;
 	char *end;
-	int c;
+	int c, watch_set = 0;
+
+	bwapd_tune_opts_default(&o.tune);
+	o.watch = -1;
 
 	while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -568,6 +936,80 @@ int main(int argc, char **argv)
 			if (o.sets.max_size < 1)
 				goto bad;
 			break;
+		case 'p':
+			o.pid = (pid_t)strtol(optarg, &end, 10);
+			if (*end || o.pid <= 0)
+				goto bad;
+			break;
+		case 'W':
+			o.workload = optarg;
+			break;
+		case 'w':
+			o.workers = optarg;
+			break;
+		case 1000:
+			o.tune.samples = (int)strtol(optarg, &end, 10);
+			if (*end)
+				goto bad;
+			break;
+		case 1001:
+			o.tune.trim = (int)strtol(optarg, &end, 10);
+			if (*end)
+				goto bad;
+			break;
+		case 1002:
+			o.tune.period = strtod(optarg, &end);
+			if (*end)
+				goto bad;
+			break;
+		case 1003:
+			o.tune.step = strtod(optarg, &end);
+			if (*end)
+				goto bad;
+			break;
+		case 1004:
+			o.tune.fine_step = strtod(optarg, &end);
+			if (*end)
+				goto bad;
+			break;
+		case 1005:
+			o.tune.max_steps = (int)strtol(optarg, &end, 10);
+			if (*end)
+				goto bad;
+			break;
+		case 1006:
+			o.tune.forward_only = 1;
+			o.tune.metric = BWAPD_STALL_RATE;
+			break;
+		case 1007:
+			if (!strcmp(optarg, "rate"))
+				o.tune.metric = BWAPD_STALL_RATE;
+			else if (!strcmp(optarg, "instruction"))
+				o.tune.metric = BWAPD_STALLS_PER_INSN;
+			else
+				goto bad;
+			break;
+		case 1008:
+			o.tune.min_mapi = strtod(optarg, &end);
+			if (*end)
+				goto bad;
+			break;
+		case 1009:
+			o.tune.migrate.pages_per_s = strtod(optarg, &end);
+			if (*end)
+				goto bad;
+			break;
+		case 1010:
+			o.delay = strtod(optarg, &end);
+			if (*end || !(o.delay >= 0))
+				goto bad;
+			break;
+		case 1011:
+			o.watch = strtod(optarg, &end);
+			if (*end || !(o.watch >= 0))
+				goto bad;
+			watch_set = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -582,6 +1024,23 @@ int main(int argc, char **argv)
 	}
 	cmd = argv[optind];
 	arg = optind + 1 < argc ? argv[optind + 1] : NULL;
+	if ((!strcmp(cmd, "tune") || !strcmp(cmd, "exec")) &&
+	    bwapd_tune_opts_check(&o.tune)) {
+		fprintf(stderr, "bwapd: bad tuner parameters (samples 1-1000 with "
+			"2 x trim fewer, period > 0, steps in (0, 1], max-steps "
+			"up to 126, rate >= 0)\n");
+		return EXIT_USAGE;
+	}
+	if (!strcmp(cmd, "exec")) {
+		if (!arg) {
+			fprintf(stderr, "bwapd: exec: no command (bwapd exec -- COMMAND)\n");
+			return EXIT_USAGE;
+		}
+		/* a launched program is followed until it exits */
+		if (!watch_set)
+			o.watch = 0;
+		return cmd_exec(&o, argv + optind + 1);
+	}
 	if (optind + 2 < argc) {
 		fprintf(stderr, "bwapd: too many arguments\n");
 		return EXIT_USAGE;
@@ -594,6 +1053,8 @@ int main(int argc, char **argv)
 		return cmd_show(&o, arg);
 	if (!strcmp(cmd, "apply"))
 		return cmd_apply(&o, arg);
+	if (!strcmp(cmd, "tune") && !arg)
+		return cmd_tune(&o);
 	usage(stderr);
 	return EXIT_USAGE;
 bad:

@@ -152,4 +152,222 @@ TEST(tuner_reaches_the_dwp_optimum_on_every_preset)
 	EXPECT_LT(30, nr);
 }
 
+/* ---- a model target with faults, recording the weights it was given ---- */
+
+struct faulty {
+	struct bwapd_target inner;
+	int fail_migrate_at;		/* the n-th migration fails; 0: none */
+	int no_counters;
+	int migrations, sets;
+	uint8_t last[BWAPD_MAX_NODES];
+};
+
+static struct faulty *fy(struct bwapd_target *t)
+{
+	return t->priv;
+}
+
+static int f_counters(struct bwapd_target *t, struct bwapd_counters *c)
+{
+	int ret = fy(t)->inner.ops->counters(&fy(t)->inner, c);
+
+	if (!ret && fy(t)->no_counters) {
+		c->have = 0;
+		snprintf(t->why, sizeof(t->why), "no counters here");
+	}
+	return ret;
+}
+
+static int f_set_weights(struct bwapd_target *t, const uint8_t *w, int nr)
+{
+	int ret = fy(t)->inner.ops->set_weights(&fy(t)->inner, w, nr);
+
+	if (!ret) {
+		fy(t)->sets++;
+		memcpy(fy(t)->last, w, (size_t)nr);
+	}
+	return ret;
+}
+
+static int f_migrate(struct bwapd_target *t, const uint8_t *w, int nr,
+		     const struct bwapd_migrate_opts *o,
+		     struct bwapd_migration *m)
+{
+	if (++fy(t)->migrations == fy(t)->fail_migrate_at) {
+		snprintf(t->why, sizeof(t->why), "injected");
+		return -EIO;
+	}
+	return fy(t)->inner.ops->migrate(&fy(t)->inner, w, nr, o, m);
+}
+
+static int f_pages(struct bwapd_target *t, uint64_t *pages, int nr)
+{
+	return fy(t)->inner.ops->pages(&fy(t)->inner, pages, nr);
+}
+
+static int f_wait(struct bwapd_target *t, double s)
+{
+	return fy(t)->inner.ops->wait(&fy(t)->inner, s);
+}
+
+static const struct bwapd_target_ops faulty_ops = {
+	.name = "faulty", .counters = f_counters, .set_weights = f_set_weights,
+	.migrate = f_migrate, .pages = f_pages, .wait = f_wait,
+};
+
+FIXTURE(target) {
+	struct bwm_machine m;
+	struct bwm_workload wl;
+	double canon[BWM_MAX_NODES];
+	struct faulty f;
+	struct bwapd_target t;
+	struct bwapd_tune_opts o;
+	struct bwapd_tune_result r;
+};
+
+FIXTURE_SETUP(target)
+{
+	struct bwm_profile prof;
+
+	ASSERT_EQ(0, bwm_test_load("bwap-b", "mixed", 1, &self->m, &self->wl));
+	ASSERT_EQ(0, bwm_profile_run(&self->m, 1, 1, 0, NULL, &prof));
+	ASSERT_EQ(0, bwm_canonical_fractions(prof.bw, 4, 1, self->canon));
+	memset(&self->f, 0, sizeof(self->f));
+	ASSERT_EQ(0, bwapd_target_model(&self->f.inner, &self->m, &self->wl,
+					3, 0.01, NULL));
+	self->t = self->f.inner;
+	self->t.ops = &faulty_ops;
+	self->t.priv = &self->f;
+	bwapd_tune_opts_default(&self->o);
+}
+
+FIXTURE_TEARDOWN(target)
+{
+	bwapd_target_close(&self->f.inner);
+}
+
+/* The weights of DWP d, as the tuner computes them. */
+static void dwp_weights(const double *canon, double d, const struct bwapd_tune_opts *o,
+			uint8_t *w)
+{
+	memset(w, 0, BWAPD_MAX_NODES);
+	bwapd_dwp_weights(canon, 4, 1, d, o->u8_err, w);
+}
+
+/* Machine B, mixed workload on node 0: the best DWP is about 0.9. */
+TEST_F(target, tunes_and_leaves_the_best_weights)
+{
+	double d[128], g[128], best_dwp, best = 0;
+	uint8_t w[BWAPD_MAX_NODES];
+	int i, n;
+
+	ASSERT_EQ(0, bwapd_tune(&self->t, self->canon, &self->o, &self->r));
+	n = bwm_dwp_sweep(&self->m, &self->wl, self->canon, 0.01, 0.001, d, g,
+			  NULL, 128, &best_dwp);
+	for (i = 0; i < n; i++)
+		best = fmax(best, g[i]);
+	EXPECT_NEAR(0.9, best_dwp, 0.05);
+	EXPECT_NEAR(best_dwp, self->r.dwp, 0.15);
+	EXPECT_GE(weights_gbps(&self->m, &self->wl, self->r.weights),
+		  0.98 * best);
+	EXPECT_LE(self->r.steps, 10);
+	dwp_weights(self->canon, self->r.dwp, &self->o, w);
+	EXPECT_EQ(0, memcmp(w, self->f.last, 4));
+	EXPECT_EQ(0, memcmp(w, self->r.weights, 4));
+	EXPECT_GT_D(self->r.mapi, self->o.min_mapi);
+}
+
+/* A phase change (the application turns latency-bound): tuned again. */
+TEST_F(target, phase_change_tunes_again)
+{
+	struct bwm_workload lat;
+	int changed = -1;
+
+	ASSERT_EQ(0, bwapd_tune(&self->t, self->canon, &self->o, &self->r));
+	/* a steady phase: nothing to do */
+	ASSERT_EQ(0, bwapd_tune_watch(&self->t, &self->o, self->r.stall_rate,
+				      5, &changed));
+	EXPECT_EQ(0, changed);
+	ASSERT_EQ(0, bwm_test_load("bwap-b", "latency-bound", 1, &self->m, &lat));
+	ASSERT_EQ(0, bwapd_target_model_workload(&self->f.inner, &lat));
+	ASSERT_EQ(0, bwapd_tune_watch(&self->t, &self->o, self->r.stall_rate,
+				      5, &changed));
+	EXPECT_EQ(1, changed);
+	self->o.start = self->r.dwp;
+	ASSERT_EQ(0, bwapd_tune(&self->t, self->canon, &self->o, &self->r));
+	EXPECT_GE(self->r.dwp, 0.95);
+}
+
+/* A migration fails at the 4th step: the best weights measured stay. */
+TEST_F(target, failure_leaves_the_best_measured_weights)
+{
+	uint8_t w[BWAPD_MAX_NODES];
+
+	self->f.fail_migrate_at = 4;
+	EXPECT_EQ(-EIO, bwapd_tune(&self->t, self->canon, &self->o, &self->r));
+	EXPECT_STREQ("injected", self->t.why);
+	/* measured: 0, 0.1, 0.2, each better than the one before */
+	EXPECT_NEAR(0.2, self->r.dwp, 1e-9);
+	dwp_weights(self->canon, 0.2, &self->o, w);
+	EXPECT_EQ(0, memcmp(w, self->f.last, 4));
+}
+
+/* No stall counter: an error that says so, DWP 0 weights in place. */
+TEST_F(target, no_counters)
+{
+	uint8_t w[BWAPD_MAX_NODES];
+
+	self->f.no_counters = 1;
+	EXPECT_EQ(-EOPNOTSUPP, bwapd_tune(&self->t, self->canon, &self->o,
+					  &self->r));
+	EXPECT_STREQ("no counters here", self->t.why);
+	EXPECT_NEAR(0, self->r.dwp, 0);
+	dwp_weights(self->canon, 0, &self->o, w);
+	EXPECT_EQ(0, memcmp(w, self->f.last, 4));
+}
+
+/* Not memory-intensive: left at DWP 0 after one measurement. */
+TEST_F(target, skips_what_is_not_memory_intensive)
+{
+	self->o.min_mapi = 1;
+	ASSERT_EQ(0, bwapd_tune(&self->t, self->canon, &self->o, &self->r));
+	EXPECT_EQ(1, self->r.skipped);
+	EXPECT_EQ(0, self->r.steps);
+	EXPECT_NEAR(0, self->r.dwp, 0);
+}
+
+/* Bad parameters: refused before anything is set. */
+TEST_F(target, bad_parameters_change_nothing)
+{
+	struct bwapd_tune_opts bad[6];
+	unsigned int i;
+
+	for (i = 0; i < 6; i++)
+		bad[i] = self->o;
+	bad[0].samples = 0;
+	bad[1].trim = 10;		/* 2 x 10 of 20 samples */
+	bad[2].period = 0;
+	bad[3].step = 1.5;
+	bad[4].start = -0.1;
+	bad[5].migrate.pages_per_s = -1;
+	for (i = 0; i < 6; i++)
+		EXPECT_EQ(-EINVAL, bwapd_tune(&self->t, self->canon, &bad[i],
+					      &self->r));
+	EXPECT_EQ(0, self->f.sets);
+	EXPECT_EQ(0, self->f.migrations);
+}
+
+/* DWP 1 keeps every node in the weights: a weight of 0 means "global". */
+TEST(dwp_one_keeps_every_node)
+{
+	double canon[4] = { 0.4, 0.3, 0.2, 0.1 };
+	uint8_t w[4];
+	int j;
+
+	ASSERT_EQ(0, bwapd_dwp_weights(canon, 4, 1, 1, 0.001, w));
+	for (j = 1; j < 4; j++)
+		EXPECT_EQ(1, w[j]);
+	EXPECT_LT(200, w[0]);
+}
+
 TEST_HARNESS_MAIN
