@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@ struct opts {
 	pid_t pid;
 	const char *workload;
 	const char *workers;
+	const char *run_dir;
 	double watch, delay;
 	struct bwapd_tune_opts tune;
 };
@@ -65,10 +67,11 @@ static void usage(FILE *f)
 		"                            tune a workload of the model\n"
 		"  exec [TUNER OPTIONS] -- COMMAND [ARG...]\n"
 		"                            run COMMAND under weighted interleave and tune it\n"
+		"  status [--json]           the processes being tuned\n"
 		"\n"
 		"tuner options: --samples N --trim C --period S --step X --fine-step X\n"
 		"  --max-steps K --forward-only --metric rate|instruction --min-mapi M\n"
-		"  --rate PAGES/S --delay S --watch S --json\n"
+		"  --rate PAGES/S --delay S --watch S --run-dir DIR --json\n"
 		"\n"
 		"  --file PATH   canonical-weights file (default %s)\n"
 		"WORKERS is a node list such as 0-1 or 0,2.\n",
@@ -523,12 +526,50 @@ struct tune_log {
 	int json;
 	int nr_nodes;
 	const char *name;
+	const char *run_dir;		/* NULL: no status file */
+	struct bwapd_status st;
 };
+
+/*
+ * Stopped by a signal: the target holds valid weights at every moment
+ * (pages half way through a move stay where they are), so only the
+ * status file has to go.  unlink() and _exit() are async-signal-safe.
+ */
+static char status_file[4200];
+
+static void on_signal(int sig)
+{
+	if (status_file[0])
+		unlink(status_file);
+	_exit(128 + sig);
+}
+
+static void status_update(struct tune_log *l, const char *state)
+{
+	if (!l->run_dir)
+		return;
+	snprintf(l->st.state, sizeof(l->st.state), "%s", state);
+	l->st.updated = time(NULL);
+	if (bwapd_status_write(l->run_dir, &l->st)) {
+		fprintf(stderr, "bwapd: cannot write the status in %s: %s "
+			"(\"bwapd status\" will not show this tuner)\n",
+			l->run_dir, strerror(errno));
+		l->run_dir = NULL;
+	}
+}
 
 static void log_step(void *arg, const struct bwapd_tune_step *st)
 {
-	const struct tune_log *l = arg;
+	struct tune_log *l = arg;
 	int j;
+
+	l->st.dwp = st->dwp;
+	if (st->stall_rate >= 0)
+		l->st.stalls = st->stall_rate;
+	l->st.steps = st->step;
+	l->st.moved += st->migration.moved;
+	memcpy(l->st.weights, st->weights, sizeof(l->st.weights));
+	status_update(l, l->st.state);
 
 	if (l->json) {
 		printf("{\"target\": \"%s\", \"step\": %d, \"what\": \"%s\", \"seconds\": %.3f, \"dwp\": %.4f, \"stalls\": %.6g, \"mapi\": %.6g, \"moved\": %llu, \"weights\": [",
@@ -611,6 +652,15 @@ static int load_workload(const char *path, const struct bwm_machine *m,
 		return -EINVAL;
 	}
 	return 0;
+}
+
+static void process_comm(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	if (bwapd_read_text("", path, buf, len))
+		snprintf(buf, len, "?");
 }
 
 /*
@@ -699,13 +749,46 @@ static int tune_target(const struct opts *o, pid_t pid)
 			goto out;
 		}
 	}
+	bwapd_nodelist_format(workers, list, sizeof(list));
 	if (!o->json)
 		printf("tuning %s on workers %s (%s)\n", pid ? name : "the model",
-		       bwapd_nodelist_format(workers, list, sizeof(list)),
-		       t->ops->name);
+		       list, t->ops->name);
 	to.log = log_step;
 	to.log_arg = &l;
+	l.run_dir = *o->run_dir ? o->run_dir : NULL;
+	l.st.pid = pid;
+	l.st.tuner = getpid();
+	l.st.nr_nodes = t->nr_nodes;
+	snprintf(l.st.target, sizeof(l.st.target), "%s", t->ops->name);
+	snprintf(l.st.workers, sizeof(l.st.workers), "%s", list);
+	{
+		struct bwapd_counters c;
+		int per_insn = to.metric == BWAPD_STALLS_PER_INSN ||
+			       (to.metric == BWAPD_METRIC_AUTO &&
+				!t->ops->counters(t, &c) &&
+				(c.have & BWAPD_HAVE_MAPI));
+
+		snprintf(l.st.metric, sizeof(l.st.metric), "%s",
+			 per_insn ? "stalls/instruction" : "stalls/s");
+	}
+	if (pid)
+		process_comm(pid, l.st.command, sizeof(l.st.command));
+	else
+		snprintf(l.st.command, sizeof(l.st.command), "%s", wl.name);
+	if (l.run_dir) {
+		if (pid)
+			snprintf(status_file, sizeof(status_file), "%s/%d.json",
+				 l.run_dir, (int)pid);
+		else
+			snprintf(status_file, sizeof(status_file), "%s/model-%d.json",
+				 l.run_dir, (int)getpid());
+		signal(SIGTERM, on_signal);
+		signal(SIGINT, on_signal);
+		signal(SIGHUP, on_signal);
+	}
 	for (;;) {
+		l.st.tunings++;
+		status_update(&l, "tuning");
 		ret = bwapd_tune(t, canon, &to, &r);
 		if (ret == -ESRCH) {
 			fprintf(stderr, "bwapd: process %d exited while it was tuned\n",
@@ -726,8 +809,10 @@ static int tune_target(const struct opts *o, pid_t pid)
 		else if (!o->json)
 			printf("%s: DWP %.3f after %d steps, %llu pages moved\n",
 			       name, r.dwp, r.steps, (unsigned long long)r.moved);
+		l.st.dwp = r.dwp;
 		if (!(o->watch >= 0) || r.skipped)
 			break;
+		status_update(&l, "watching");
 		ret = bwapd_tune_watch(t, &to, r.stall_rate, o->watch, &changed);
 		if (ret == -ESRCH) {
 			rc = 0;
@@ -741,12 +826,64 @@ static int tune_target(const struct opts *o, pid_t pid)
 	}
 	rc = ret ? 1 : 0;
 out:
+	if (l.run_dir)
+		bwapd_status_remove(l.run_dir, &l.st);
+	status_file[0] = 0;
 	if (model.ops)
 		bwapd_target_close(&model);
 	if (proc.ops)
 		bwapd_target_close(&proc);
 	bwapd_backend_destroy(&b);
 	return rc;
+}
+
+static int cmd_status(const struct opts *o)
+{
+	static struct bwapd_status st[256];
+	char w[8 * BWAPD_MAX_NODES];
+	int i, j, n;
+	size_t off;
+
+	n = bwapd_status_list(o->run_dir, st, 256);
+	if (n < 0)
+		return error("status", n, NULL);
+	if (o->json)
+		printf("{\"tuners\": [");
+	else if (n)
+		printf("%-7s %-7s %-15s %-8s %-9s %6s %-12s %5s %10s  %s\n", "pid",
+		       "tuner", "command", "workers", "state", "DWP", "stalls",
+		       "steps", "pages", "weights");
+	else
+		printf("no process is being tuned (%s)\n", o->run_dir);
+	for (i = 0; i < n; i++) {
+		const struct bwapd_status *s = &st[i];
+
+		for (j = 0, off = 0; j < s->nr_nodes && off < sizeof(w); j++)
+			off += (size_t)snprintf(w + off, sizeof(w) - off, "%s%u",
+						j ? (o->json ? ", " : ":") : "",
+						s->weights[j]);
+		if (!s->nr_nodes)
+			w[0] = 0;
+		if (o->json) {
+			printf("%s\n  {\"pid\": %d, \"tuner\": %d, \"command\": \"%s\", \"target\": \"%s\", \"workers\": \"%s\", \"state\": \"%s\", \"stale\": %s, \"dwp\": %.4f, \"metric\": \"%s\", \"stalls\": %.6g, \"steps\": %d, \"tunings\": %d, \"pages_moved\": %llu, \"updated\": %lld, \"weights\": [%s]}",
+			       i ? "," : "", (int)s->pid, (int)s->tuner, s->command,
+			       s->target, s->workers, s->state,
+			       s->stale ? "true" : "false", s->dwp, s->metric,
+			       s->stalls, s->steps, s->tunings,
+			       (unsigned long long)s->moved, (long long)s->updated, w);
+		} else {
+			char pid[16];
+
+			snprintf(pid, sizeof(pid), "%d", (int)s->pid);
+			printf("%-7s %-7d %-15s %-8s %-9s %6.3f %-12.4g %5d %10llu  %s\n",
+			       s->pid ? pid : "model", (int)s->tuner, s->command,
+			       s->workers, s->stale ? "stale" : s->state, s->dwp,
+			       s->stalls, s->steps, (unsigned long long)s->moved, w);
+		}
+	}
+	if (o->json)
+		printf("%s]}\n", n ? "\n" : "");
+	return 0;
 }
 
 static int cmd_tune(const struct opts *o)
@@ -871,11 +1008,13 @@ int main(int argc, char **argv)
 		{ "rate", required_argument, NULL, 1009 },
 		{ "delay", required_argument, NULL, 1010 },
 		{ "watch", required_argument, NULL, 1011 },
+		{ "run-dir", required_argument, NULL, 1012 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct opts o = {
 		.file = BWAPD_DEFAULT_FILE, .root = "", .seed = 1,
+		.run_dir = BWAPD_RUN_DIR,
 		.seconds = 2, .u8_err = BWM_DEFAULT_U8_ERR,
 	};
 	const char *cmd, *arg;
@@ -1010,6 +1149,9 @@ int main(int argc, char **argv)
 				goto bad;
 			watch_set = 1;
 			break;
+		case 1012:
+			o.run_dir = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -1055,6 +1197,8 @@ int main(int argc, char **argv)
 		return cmd_apply(&o, arg);
 	if (!strcmp(cmd, "tune") && !arg)
 		return cmd_tune(&o);
+	if (!strcmp(cmd, "status") && !arg)
+		return cmd_status(&o);
 	usage(stderr);
 	return EXIT_USAGE;
 bad:

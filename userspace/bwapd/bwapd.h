@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "bwmodel.h"
 
@@ -394,6 +395,33 @@ int bwapd_tune(struct bwapd_target *t, const double *canonical,
  */
 int bwapd_tune_watch(struct bwapd_target *t, const struct bwapd_tune_opts *o,
 		     double rate, double seconds, int *changed);
+
+/* ---- status of the tuners (status.c) ------------------------------------- */
+
+#define BWAPD_RUN_DIR		"/run/bwapd"
+
+struct bwapd_status {
+	pid_t pid;			/* the target; 0: a modelled workload */
+	pid_t tuner;			/* the bwapd that tunes it */
+	char command[64];		/* the target's comm */
+	char target[16];		/* "process", "model" */
+	char workers[64];
+	char state[16];			/* "tuning", "watching", "done", ... */
+	char metric[24];
+	double dwp, stalls;
+	int steps, tunings;
+	uint64_t moved;
+	int nr_nodes;
+	uint8_t weights[BWAPD_MAX_NODES];
+	time_t updated;
+	int stale;			/* the tuner is gone (from the list) */
+};
+
+/* dir/PID.json (dir/model-TUNER.json for a model), replaced atomically. */
+int bwapd_status_write(const char *dir, const struct bwapd_status *s);
+void bwapd_status_remove(const char *dir, const struct bwapd_status *s);
+/* Up to max entries of dir, sorted by file name; -errno on error. */
+int bwapd_status_list(const char *dir, struct bwapd_status *out, int max);
 
 /* ---- small helpers ----------------------------------------------------- */
 

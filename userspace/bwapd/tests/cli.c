@@ -5,6 +5,7 @@
  * unknown worker set, no permission) gives a clear error and writes
  * nothing.
  */
+#include <signal.h>
 #include <sys/wait.h>
 
 #include "bwapd_test.h"
@@ -247,6 +248,75 @@ TEST_F(cli, no_permission)
 			   self->file));
 	EXPECT_EQ(1, r.status);
 	EXPECT_NE(NULL, strstr(r.out, "Permission denied")) TH_LOG("%s", r.out);
+}
+
+/* tune on the model; status while it watches; gone when stopped */
+TEST_F(cli, tune_and_status)
+{
+	char wl[1024], cmd[16384], rd[128];
+	struct run r;
+	int i, tuner;
+	FILE *p;
+
+	snprintf(wl, sizeof(wl), "%s/workloads/mixed.json", BWM_DATADIR);
+	snprintf(rd, sizeof(rd), "%s/run", self->dir);
+	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir %s --model %s --file %s tune --workload %s --workers 0",
+			   rd, self->b, self->file, wl));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "does not exist: canonical weights of workers 0 from a profiling run now"));
+	EXPECT_NE(NULL, strstr(r.out, "model: DWP 0.")) TH_LOG("%s", r.out);
+	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir %s status", rd));
+	EXPECT_NE(NULL, strstr(r.out, "no process is being tuned"));
+
+	/* a tuner that watches for a long time (model time runs fast) */
+	snprintf(cmd, sizeof(cmd),
+		 "%s --run-dir %s --model %s --file %s tune --workload %s --workers 0 --watch 1e9 >/dev/null 2>&1 & echo $!",
+		 BWAPD_BIN, rd, self->b, self->file, wl);
+	p = popen(cmd, "r");
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(1, fscanf(p, "%d", &tuner));
+	pclose(p);
+	for (i = 0; i < 300; i++) {
+		ASSERT_EQ(0, bwapd(&r, -1, "--run-dir %s status --json", rd));
+		if (strstr(r.out, "\"watching\""))
+			break;
+		usleep(50000);
+	}
+	EXPECT_NE(NULL, strstr(r.out, "\"command\": \"mixed\", \"target\": \"model\", \"workers\": \"0\", \"state\": \"watching\", \"stale\": false"))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\"metric\": \"stalls/instruction\""));
+	/* stopped: its entry goes */
+	ASSERT_EQ(0, kill(tuner, SIGTERM));
+	for (i = 0; i < 100; i++) {
+		ASSERT_EQ(0, bwapd(&r, -1, "--run-dir %s status", rd));
+		if (strstr(r.out, "no process is being tuned"))
+			break;
+		usleep(50000);
+	}
+	EXPECT_NE(NULL, strstr(r.out, "no process is being tuned")) TH_LOG("%s", r.out);
+	/* a tuner killed outright leaves a stale entry, shown as such */
+	snprintf(cmd, sizeof(cmd), "%s/model-999999.json", rd);
+	ASSERT_EQ(0, put("/", cmd + 1, "{\"pid\": 0, \"tuner\": 999999, \"state\": \"tuning\", \"weights\": [1, 2]}\n"));
+	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir %s status", rd));
+	EXPECT_NE(NULL, strstr(r.out, "stale")) TH_LOG("%s", r.out);
+}
+
+/* tuner parameters out of range: refused, nothing run */
+TEST_F(cli, bad_tuner_parameters)
+{
+	struct run r;
+
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s tune --workload x --samples 4 --trim 2", self->b));
+	EXPECT_EQ(2, r.status);
+	EXPECT_NE(NULL, strstr(r.out, "bad tuner parameters"));
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s tune --workload x --metric fast", self->b));
+	EXPECT_EQ(2, r.status);
+	EXPECT_NE(NULL, strstr(r.out, "bad value 'fast'"));
+	ASSERT_EQ(0, bwapd(&r, -1, "exec"));
+	EXPECT_EQ(2, r.status);
+	EXPECT_NE(NULL, strstr(r.out, "no command"));
+	ASSERT_EQ(0, bwapd(&r, -1, "tune --pid 0"));
+	EXPECT_EQ(2, r.status);
 }
 
 TEST_HARNESS_MAIN
