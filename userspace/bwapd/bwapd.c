@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "bwapd.h"
+#include "svg.h"
 
 #define EXIT_USAGE	2
 
@@ -37,7 +38,9 @@ struct opts {
 	const char *workload;
 	const char *workers;
 	const char *run_dir;
+	const char *plot;
 	double watch, delay;
+	int wait_stable;
 	struct bwapd_tune_opts tune;
 };
 
@@ -71,7 +74,8 @@ static void usage(FILE *f)
 		"\n"
 		"tuner options: --samples N --trim C --period S --step X --fine-step X\n"
 		"  --max-steps K --forward-only --metric rate|instruction --min-mapi M\n"
-		"  --rate PAGES/S --delay S --watch S --run-dir DIR --json\n"
+		"  --rate PAGES/S --delay S --wait-stable --watch S --run-dir DIR\n"
+		"  --plot FILE.svg --json\n"
 		"\n"
 		"  --file PATH   canonical-weights file (default %s)\n"
 		"WORKERS is a node list such as 0-1 or 0,2.\n",
@@ -528,7 +532,44 @@ struct tune_log {
 	const char *name;
 	const char *run_dir;		/* NULL: no status file */
 	struct bwapd_status st;
+	/* the run, for --plot */
+#define PLOT_POINTS	4096
+	int nr;
+	double t[PLOT_POINTS], dwp[PLOT_POINTS], stalls[PLOT_POINTS];
 };
+
+/* DWP and the stall metric over time; measured steps only for the metric. */
+static int write_plot(const char *path, const struct tune_log *l,
+		      const char *title)
+{
+	double tmax = 0, smax = 0, ts[PLOT_POINTS], ss[PLOT_POINTS];
+	int i, n = 0, ret;
+	FILE *f;
+
+	for (i = 0; i < l->nr; i++) {
+		tmax = fmax(tmax, l->t[i]);
+		if (l->stalls[i] >= 0) {
+			ts[n] = l->t[i];
+			ss[n++] = l->stalls[i];
+			smax = fmax(smax, l->stalls[i]);
+		}
+	}
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	bwm_svg_begin(f, title);
+	bwm_svg_yaxis(f, 1, "DWP", 0);
+	smax = bwm_svg_yaxis(f, smax, l->st.metric, 1);
+	tmax = bwm_svg_xaxis(f, tmax, "seconds");
+	bwm_svg_polyline(f, l->t, l->dwp, l->nr, tmax, 1, bwm_svg_colours[1]);
+	bwm_svg_polyline(f, ts, ss, n, tmax, smax, bwm_svg_colours[4]);
+	bwm_svg_legend(f, 0, "DWP", bwm_svg_colours[1]);
+	bwm_svg_legend(f, 1, "stalls", bwm_svg_colours[4]);
+	ret = bwm_svg_end(f);
+	if (fclose(f) && !ret)
+		ret = -errno;
+	return ret;
+}
 
 /*
  * Stopped by a signal: the target holds valid weights at every moment
@@ -563,6 +604,11 @@ static void log_step(void *arg, const struct bwapd_tune_step *st)
 	struct tune_log *l = arg;
 	int j;
 
+	if (l->nr < PLOT_POINTS) {
+		l->t[l->nr] = st->seconds;
+		l->dwp[l->nr] = st->dwp;
+		l->stalls[l->nr++] = st->stall_rate;
+	}
 	l->st.dwp = st->dwp;
 	if (st->stall_rate >= 0)
 		l->st.stalls = st->stall_rate;
@@ -673,7 +719,7 @@ static int tune_target(const struct opts *o, pid_t pid)
 	struct bwapd_target proc = { 0 }, model = { 0 }, *t;
 	struct bwapd_tune_opts to = o->tune;
 	struct bwapd_tune_result r;
-	struct tune_log l = { .json = o->json };
+	static struct tune_log l;
 	struct bwapd_backend b;
 	struct bwapd_topology topo;
 	struct bwm_workload wl;
@@ -684,6 +730,8 @@ static int tune_target(const struct opts *o, pid_t pid)
 	char name[32], list[64];
 	int ret, j, changed, rc = 1;
 
+	memset(&l, 0, sizeof(l));
+	l.json = o->json;
 	if (open_backend(o, &b, &topo))
 		return 1;
 	if (o->model && bwm_machine_load(o->model, &m, &err)) {
@@ -825,6 +873,15 @@ static int tune_target(const struct opts *o, pid_t pid)
 		to.start = r.dwp;
 	}
 	rc = ret ? 1 : 0;
+	if (o->plot) {
+		char title[256];
+
+		snprintf(title, sizeof(title), "tuning %s (%s) on workers %s",
+			 l.st.command, pid ? name : "model", list);
+		ret = write_plot(o->plot, &l, title);
+		if (ret)
+			rc = error(o->plot, ret, NULL);
+	}
 out:
 	if (l.run_dir)
 		bwapd_status_remove(l.run_dir, &l.st);
@@ -913,7 +970,7 @@ static int cmd_exec(struct opts *o, char **argv)
 	uint8_t w[BWAPD_MAX_NODES];
 	unsigned long mask = 0;
 	uint32_t workers;
-	int status, rc, p[2], err = 0;
+	int status, rc, p[2], notify[2] = { -1, -1 }, err = 0;
 	ssize_t n;
 	pid_t pid;
 
@@ -929,7 +986,7 @@ static int cmd_exec(struct opts *o, char **argv)
 	bwapd_backend_destroy(&b);
 	mask = topo.mem_nodes;
 	/* closed by a successful exec; the child's errno otherwise */
-	if (pipe2(p, O_CLOEXEC))
+	if (pipe2(p, O_CLOEXEC) || (o->wait_stable && pipe2(notify, O_CLOEXEC)))
 		return error("exec", -errno, NULL);
 	fflush(NULL);
 	pid = fork();
@@ -939,6 +996,16 @@ static int cmd_exec(struct opts *o, char **argv)
 		int err = -exec_policy(w, topo.nr_nodes, &mask);
 
 		close(p[0]);
+		if (!err && o->wait_stable) {
+			/* the program tells when it is steady: bwapd_stable() */
+			char fd[16];
+
+			snprintf(fd, sizeof(fd), "%d", notify[1]);
+			close(notify[0]);
+			if (fcntl(notify[1], F_SETFD, 0) ||
+			    setenv("BWAPD_NOTIFY_FD", fd, 1))
+				err = errno;
+		}
 		if (!err) {
 			execvp(argv[0], argv);
 			err = errno;
@@ -960,6 +1027,23 @@ static int cmd_exec(struct opts *o, char **argv)
 		else
 			fprintf(stderr, "bwapd: %s: %s\n", argv[0], strerror(err));
 		return 127;
+	}
+	if (o->wait_stable) {
+		char buf[16];
+
+		close(notify[1]);
+		while ((n = read(notify[0], buf, sizeof(buf))) < 0 && errno == EINTR)
+			;
+		close(notify[0]);
+		if (n <= 0 && waitpid(pid, &status, WNOHANG) == pid) {
+			fprintf(stderr, "bwapd: %s exited before it said it was stable\n",
+				argv[0]);
+			return WIFEXITED(status) ? WEXITSTATUS(status) :
+			       128 + WTERMSIG(status);
+		}
+		if (!o->json)
+			printf("%s is stable%s\n", argv[0],
+			       n > 0 ? "" : " (closed the notification descriptor)");
 	}
 	if (o->delay > 0) {
 		struct timespec ts = { (time_t)o->delay,
@@ -1009,6 +1093,8 @@ int main(int argc, char **argv)
 		{ "delay", required_argument, NULL, 1010 },
 		{ "watch", required_argument, NULL, 1011 },
 		{ "run-dir", required_argument, NULL, 1012 },
+		{ "wait-stable", no_argument, NULL, 1013 },
+		{ "plot", required_argument, NULL, 1014 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1151,6 +1237,12 @@ int main(int argc, char **argv)
 			break;
 		case 1012:
 			o.run_dir = optarg;
+			break;
+		case 1013:
+			o.wait_stable = 1;
+			break;
+		case 1014:
+			o.plot = optarg;
 			break;
 		case 'h':
 			usage(stdout);

@@ -12,9 +12,10 @@
  * one last-level cache miss.  Both are as noisy as the other counters.
  *
  * In front of a real process, the weights and the migrations are the
- * process's (set_mempolicy_weights(2), move_pages(2)) and only the
- * counters come from the model, computed from where the process's pages
- * actually are (read back from the kernel before every interval).
+ * process's (set_mempolicy_weights(2), move_pages(2)), time is real,
+ * and only the counters come from the model, computed from where the
+ * process's pages actually are (read back from the kernel after every
+ * interval).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -173,9 +174,18 @@ static int m_pages(struct bwapd_target *t, uint64_t *pages, int nr)
 
 static int m_wait(struct bwapd_target *t, double seconds)
 {
-	int ret = follow(t);
+	struct mtarget *p = mt(t);
+	int ret = 0;
 
-	return ret ? ret : run(mt(t), seconds);
+	/* a process runs in real time: the model keeps pace with it */
+	if (p->real) {
+		ret = p->real->ops->wait(p->real, seconds);
+		if (ret)
+			memcpy(t->why, p->real->why, sizeof(t->why));
+	}
+	if (!ret)
+		ret = follow(t);
+	return ret ? ret : run(p, seconds);
 }
 
 static void m_close(struct bwapd_target *t)

@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 
 #include "report.h"
+#include "svg.h"
 
 const char *report_nodes(uint32_t mask, char *buf, size_t len)
 {
@@ -209,65 +210,12 @@ char *report_json(const struct bwm_machine *m, const struct scenario *sc,
 
 /* ---- SVG ---- */
 
-#define SVG_W		760
-#define SVG_H		420
-#define PL		70	/* plot area */
-#define PR		200
-#define PT		50
-#define PB		70
-
-static const char *const colours[] = {
-	"#888888", "#4e79a7", "#59a14f", "#f28e2b", "#e15759", "#76b7b2",
-};
-
-static double nice_step(double range)
-{
-	double e = pow(10, floor(log10(range / 5))), r = range / 5 / e;
-
-	return e * (r < 1.5 ? 1 : r < 3.5 ? 2 : r < 7.5 ? 5 : 10);
-}
-
-static void svg_begin(FILE *f, const char *title)
-{
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		"viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-		"<text x=\"%d\" y=\"24\" font-size=\"15\" text-anchor=\"middle\">%s</text>\n",
-		SVG_W, SVG_H, SVG_W, SVG_H, (SVG_W - PR + PL) / 2, title);
-}
-
-/* Horizontal grid and labels of a y axis from 0 to ymax; returns ymax. */
-static double svg_yaxis(FILE *f, double ymax, const char *label, int right)
-{
-	double step = nice_step(ymax > 0 ? ymax : 1), y;
-	int h = SVG_H - PT - PB, x = right ? SVG_W - PR : PL;
-
-	ymax = ceil((ymax > 0 ? ymax : 1) / step) * step;
-	for (y = 0; y <= ymax + step / 2; y += step) {
-		double py = SVG_H - PB - y / ymax * h;
-
-		if (!right)
-			fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
-				PL, SVG_W - PR, py, py);
-		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"%s\">%g</text>\n",
-			right ? x + 6 : x - 6, py + 4, right ? "start" : "end", y);
-	}
-	fprintf(f, "<text transform=\"translate(%d,%d) rotate(-90)\" text-anchor=\"middle\">%s</text>\n",
-		right ? SVG_W - PR + 55 : 18, PT + h / 2, label);
-	fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"black\"/>\n",
-		x, x, PT, SVG_H - PB);
-	return ymax;
-}
-
-static void svg_legend(FILE *f, int i, const char *label, const char *colour)
-{
-	int y = PT + 10 + i * 20;
-
-	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\"/>\n"
-		"<text x=\"%d\" y=\"%d\">%s</text>\n",
-		SVG_W - PR + 70, y, colour, SVG_W - PR + 88, y + 11, label);
-}
+#define SVG_W		BWM_SVG_W
+#define SVG_H		BWM_SVG_H
+#define PL		BWM_SVG_PL
+#define PR		BWM_SVG_PR
+#define PT		BWM_SVG_PT
+#define PB		BWM_SVG_PB
 
 int report_svg_strategies(FILE *f, const struct bwm_machine *m,
 			  const struct scenario *sc, int nsc)
@@ -284,8 +232,8 @@ int report_svg_strategies(FILE *f, const struct bwm_machine *m,
 		ns += sc[0].ev.r[s].valid;
 	snprintf(title, sizeof(title), "%s on %s: speedup over first-touch",
 		 sc[0].wl.name, m->name);
-	svg_begin(f, title);
-	ymax = svg_yaxis(f, ymax, "speedup vs first-touch", 0);
+	bwm_svg_begin(f, title);
+	ymax = bwm_svg_yaxis(f, ymax, "speedup vs first-touch", 0);
 	gw = (double)(SVG_W - PL - PR) / nsc;
 	bw = gw * 0.8 / ns;
 	for (g = 0; g < nsc; g++) {
@@ -300,7 +248,7 @@ int report_svg_strategies(FILE *f, const struct bwm_machine *m,
 				continue;
 			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
 				"<title>%s: %.2fx (%.2f GB/s)</title></rect>\n",
-				x, SVG_H - PB - bh, bw * 0.9, bh, colours[s],
+				x, SVG_H - PB - bh, bw * 0.9, bh, bwm_svg_colours[s],
 				bwm_strategy_name(s), r->speedup,
 				r->pred.throughput_gbps);
 			k++;
@@ -316,32 +264,14 @@ int report_svg_strategies(FILE *f, const struct bwm_machine *m,
 		PL, SVG_W - PR, SVG_H - PB, SVG_H - PB);
 	for (s = 0, g = 0; s < BWM_NR_STRATEGIES; s++)
 		if (sc[0].ev.r[s].valid)
-			svg_legend(f, g++, bwm_strategy_name(s), colours[s]);
-	fprintf(f, "</svg>\n");
-	return ferror(f) ? -EIO : 0;
-}
-
-static void svg_polyline(FILE *f, const double *x, const double *y, int n,
-			 double ymax, const char *colour)
-{
-	double w = SVG_W - PL - PR, h = SVG_H - PT - PB;
-	int i;
-
-	fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
-		colour);
-	for (i = 0; i < n; i++)
-		fprintf(f, "%.1f,%.1f ", PL + x[i] * w,
-			SVG_H - PB - y[i] / ymax * h);
-	fprintf(f, "\"/>\n");
-	for (i = 0; i < n; i++)
-		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n",
-			PL + x[i] * w, SVG_H - PB - y[i] / ymax * h, colour);
+			bwm_svg_legend(f, g++, bwm_strategy_name(s), bwm_svg_colours[s]);
+	return bwm_svg_end(f);
 }
 
 int report_svg_dwp(FILE *f, const struct bwm_machine *m,
 		   const struct scenario *sc)
 {
-	double gmax = 0, smax = 0, stall[64], w = SVG_W - PL - PR;
+	double gmax = 0, smax = 0, stall[64];
 	char title[320], nodes[64];
 	int i;
 
@@ -353,20 +283,13 @@ int report_svg_dwp(FILE *f, const struct bwm_machine *m,
 	snprintf(title, sizeof(title), "%s on %s, workers %s: DWP from canonical weights",
 		 sc->wl.name, m->name,
 		 report_nodes(sc->wl.workers, nodes, sizeof(nodes)));
-	svg_begin(f, title);
-	gmax = svg_yaxis(f, gmax, "throughput (GB/s)", 0);
-	smax = svg_yaxis(f, smax, "stalled Gcycles/s", 1);
-	for (i = 0; i <= 10; i += 2)
-		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.1f</text>\n",
-			PL + i / 10.0 * w, SVG_H - PB + 18, i / 10.0);
-	fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">DWP (0: canonical, 1: all pages on the workers)</text>\n",
-		PL + w / 2, SVG_H - PB + 40);
-	fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"black\"/>\n",
-		PL, SVG_W - PR, SVG_H - PB, SVG_H - PB);
-	svg_polyline(f, sc->dwp, sc->gbps, sc->npts, gmax, colours[1]);
-	svg_polyline(f, sc->dwp, stall, sc->npts, smax, colours[4]);
-	svg_legend(f, 0, "throughput", colours[1]);
-	svg_legend(f, 1, "stall rate", colours[4]);
-	fprintf(f, "</svg>\n");
-	return ferror(f) ? -EIO : 0;
+	bwm_svg_begin(f, title);
+	gmax = bwm_svg_yaxis(f, gmax, "throughput (GB/s)", 0);
+	smax = bwm_svg_yaxis(f, smax, "stalled Gcycles/s", 1);
+	bwm_svg_xaxis(f, 1, "DWP (0: canonical, 1: all pages on the workers)");
+	bwm_svg_polyline(f, sc->dwp, sc->gbps, sc->npts, 1, gmax, bwm_svg_colours[1]);
+	bwm_svg_polyline(f, sc->dwp, stall, sc->npts, 1, smax, bwm_svg_colours[4]);
+	bwm_svg_legend(f, 0, "throughput", bwm_svg_colours[1]);
+	bwm_svg_legend(f, 1, "stall rate", bwm_svg_colours[4]);
+	return bwm_svg_end(f);
 }

@@ -260,9 +260,12 @@ TEST_F(cli, tune_and_status)
 
 	snprintf(wl, sizeof(wl), "%s/workloads/mixed.json", BWM_DATADIR);
 	snprintf(rd, sizeof(rd), "%s/run", self->dir);
-	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir %s --model %s --file %s tune --workload %s --workers 0",
-			   rd, self->b, self->file, wl));
+	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir %s --model %s --file %s tune --workload %s --workers 0 --plot %s/plot.svg",
+			   rd, self->b, self->file, wl, self->dir));
 	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	snprintf(cmd, sizeof(cmd), "grep -c '<polyline' %s/plot.svg | grep -qx 2 && tail -1 %s/plot.svg | grep -qx '</svg>'",
+		 self->dir, self->dir);
+	EXPECT_EQ(0, system(cmd)) TH_LOG("the plot has two lines, DWP and stalls");
 	EXPECT_NE(NULL, strstr(r.out, "does not exist: canonical weights of workers 0 from a profiling run now"));
 	EXPECT_NE(NULL, strstr(r.out, "model: DWP 0.")) TH_LOG("%s", r.out);
 	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir %s status", rd));
