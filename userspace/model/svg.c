@@ -9,12 +9,9 @@
 
 #include "svg.h"
 
-#define SVG_W		BWM_SVG_W
-#define SVG_H		BWM_SVG_H
-#define PL		BWM_SVG_PL
-#define PR		BWM_SVG_PR
-#define PT		BWM_SVG_PT
-#define PB		BWM_SVG_PB
+/* the canvas, and the margins around the plot area */
+enum { W = BWM_SVG_W, H = BWM_SVG_H, L = BWM_SVG_PL, R = BWM_SVG_PR,
+       T = BWM_SVG_PT, B = BWM_SVG_PB };
 
 const char *const bwm_svg_colours[BWM_SVG_NR_COLOURS] = {
 	"#888888", "#4e79a7", "#59a14f", "#f28e2b", "#e15759", "#76b7b2",
@@ -34,70 +31,70 @@ void bwm_svg_begin(FILE *f, const char *title)
 		"viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
 		"<text x=\"%d\" y=\"24\" font-size=\"15\" text-anchor=\"middle\">%s</text>\n",
-		SVG_W, SVG_H, SVG_W, SVG_H, (SVG_W - PR + PL) / 2, title);
+		W, H, W, H, (W - R + L) / 2, title);
 }
 
 double bwm_svg_yaxis(FILE *f, double ymax, const char *label, int right)
 {
 	double step = nice_step(ymax > 0 ? ymax : 1), y;
-	int h = SVG_H - PT - PB, x = right ? SVG_W - PR : PL;
+	int h = H - T - B, x = right ? W - R : L;
 
 	ymax = ceil((ymax > 0 ? ymax : 1) / step) * step;
 	for (y = 0; y <= ymax + step / 2; y += step) {
-		double py = SVG_H - PB - y / ymax * h;
+		double py = H - B - y / ymax * h;
 
 		if (!right)
 			fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
-				PL, SVG_W - PR, py, py);
+				L, W - R, py, py);
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"%s\">%g</text>\n",
 			right ? x + 6 : x - 6, py + 4, right ? "start" : "end", y);
 	}
 	fprintf(f, "<text transform=\"translate(%d,%d) rotate(-90)\" text-anchor=\"middle\">%s</text>\n",
-		right ? SVG_W - PR + 55 : 18, PT + h / 2, label);
+		right ? W - R + 55 : 18, T + h / 2, label);
 	fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"black\"/>\n",
-		x, x, PT, SVG_H - PB);
+		x, x, T, H - B);
 	return ymax;
 }
 
 double bwm_svg_xaxis(FILE *f, double xmax, const char *label)
 {
-	double step = nice_step(xmax > 0 ? xmax : 1), x, w = SVG_W - PL - PR;
+	double step = nice_step(xmax > 0 ? xmax : 1), x, w = W - L - R;
 
 	xmax = ceil((xmax > 0 ? xmax : 1) / step) * step;
 	for (x = 0; x <= xmax + step / 2; x += step)
 		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>\n",
-			PL + x / xmax * w, SVG_H - PB + 18, x);
+			L + x / xmax * w, H - B + 18, x);
 	fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
-		PL + w / 2, SVG_H - PB + 40, label);
+		L + w / 2, H - B + 40, label);
 	fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"black\"/>\n",
-		PL, SVG_W - PR, SVG_H - PB, SVG_H - PB);
+		L, W - R, H - B, H - B);
 	return xmax;
 }
 
 void bwm_svg_legend(FILE *f, int i, const char *label, const char *colour)
 {
-	int y = PT + 10 + i * 20;
+	int y = T + 10 + i * 20;
 
 	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\"/>\n"
 		"<text x=\"%d\" y=\"%d\">%s</text>\n",
-		SVG_W - PR + 70, y, colour, SVG_W - PR + 88, y + 11, label);
+		W - R + 70, y, colour, W - R + 88, y + 11, label);
 }
 
 void bwm_svg_polyline(FILE *f, const double *x, const double *y, int n,
 		      double xmax, double ymax, const char *colour)
 {
-	double w = SVG_W - PL - PR, h = SVG_H - PT - PB;
+	double w = W - L - R, h = H - T - B;
 	int i;
 
 	fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
 		colour);
 	for (i = 0; i < n; i++)
-		fprintf(f, "%.1f,%.1f ", PL + x[i] / xmax * w,
-			SVG_H - PB - y[i] / ymax * h);
+		fprintf(f, "%.1f,%.1f ", L + x[i] / xmax * w,
+			H - B - y[i] / ymax * h);
 	fprintf(f, "\"/>\n");
 	for (i = 0; i < n; i++)
 		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n",
-			PL + x[i] / xmax * w, SVG_H - PB - y[i] / ymax * h, colour);
+			L + x[i] / xmax * w, H - B - y[i] / ymax * h, colour);
 }
 
 int bwm_svg_end(FILE *f)
