@@ -69,7 +69,7 @@ help:
 	@echo '  model-check   the model'"'"'s tests under ASan/UBSan on the host (TAP in'
 	@echo '                build/results/host/tap/model-*.tap)'
 	@echo '  bench-model   model predictions per second, exhaustive search time'
-	@echo '  bwapd         build the canonical-weights tool (build/bwapd/bwapd)'
+	@echo '  bwapd         build bwapd, canonical weights and the tuner (build/bwapd/bwapd)'
 	@echo '  bwapd-check   bwapd'"'"'s tests under ASan/UBSan on the host, against'
 	@echo '                the model presets and fake sysfs trees (TAP in'
 	@echo '                build/results/host/tap/bwapd-*.tap)'
@@ -108,7 +108,8 @@ numactl-deb: numactl
 
 initramfs: selftests numactl bwapd-static
 	@scripts/build-initramfs.sh --out $(INITRAMFS) --selftests $(or $(SELFTESTS_BIN),$(SELFTESTS)) \
-		--root $(BUILD)/numactl/guest --extra $(BUILD)/bwapd/static:/usr/sbin
+		--root $(BUILD)/numactl/guest --root $(BUILD)/bwapd/guest \
+		--extra $(or $(SELFTESTS_BIN),$(SELFTESTS))/helpers:/usr/lib/wi
 
 checkpatch: source
 	@scripts/checkpatch.sh

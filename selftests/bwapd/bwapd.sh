@@ -93,6 +93,128 @@ else
 fi
 for i in 0 1 2 3; do echo 1 >$W/node$i; done
 
+# --- the tuner in a closed loop -------------------------------------------------
+# A real process with real pages: bwapd sets its weights with
+# set_mempolicy_weights(2) and moves its pages with move_pages(2); only
+# the stall counts come from the model (machine B, the mixed workload),
+# computed from where the kernel says the pages are.
+M=/usr/share/bwapd/model
+HOLD=/usr/lib/wi/wi_hold
+MODEL=$M/machines/bwap-b.json
+WL=$M/workloads/mixed.json
+# the DWP and the weights of the last line of a --json tuning log
+last_dwp() { grep '"step"' | tail -1 | sed 's/.*"dwp": \([0-9.]*\).*/\1/'; }
+last_weights() { grep '"step"' | tail -1 | sed 's/.*"weights": \[\([0-9, ]*\)\].*/\1/' | tr -d ','; }
+hold() {
+	numactl --cpunodebind=0 --weighted-interleave=0-3 $HOLD "$1" >/tmp/hold.out 2>&1 &
+	hp=$!
+	i=0
+	while ! grep -q ready /tmp/hold.out 2>/dev/null && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+if [ ! -x $HOLD ] || [ ! -f $M/machines/bwap-b.json ]; then
+	skip "wi_hold or the model presets not in the image"
+else
+	# what the tuner finds on the model alone, from the same canonical weights
+	canon=$(bwapd --file $F show --json 0 | sed -n 's/.*"weights": \[\([0-9, ]*\)\].*/\1/p' | sed 's/, /:/g')
+	echo "# canonical weights of workers 0: $canon"
+	model=$(bwapd --model "$MODEL" --run-dir "" tune --workload "$WL" --workers 0 \
+		--canonical "$canon" --json 2>&1)
+	echo "$model" | sed 's/^/# model: /'
+	mdwp=$(echo "$model" | last_dwp)
+
+	hold 64
+	out=$(bwapd --file $F --model "$MODEL" tune --pid $hp --workload "$WL" --json 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/# /'
+	check "tune --pid exit status" 0 $rc
+	rdwp=$(echo "$out" | last_dwp)
+	if awk -v a="$rdwp" -v b="$mdwp" 'BEGIN { d = a - b; exit !(a != "" && d <= 0.05 && d >= -0.05) }'; then
+		ok "the process ends at the model's DWP ($rdwp vs $mdwp)"
+	else
+		not_ok "the process ends at the model's DWP ($rdwp vs $mdwp)"
+	fi
+	# its pages, node by node, against the final weights
+	# shellcheck disable=SC2046 # four numbers
+	set -- $(echo "$out" | last_weights) 0 0 0 0
+	line=$(grep 'anon=' /proc/$hp/numa_maps | grep weighted | sort -t= -k2 -n | tail -1)
+	echo "# $line"
+	wsum=$(($1 + $2 + $3 + $4))
+	[ "$wsum" -gt 0 ] || wsum=1
+	for i in 0 1 2 3; do
+		eval "w=\$$((i + 1))"
+		p=$(echo "$line" | tr ' ' '\n' | sed -n "s/^N$i=//p")
+		tot=$(echo "$line" | tr ' ' '\n' | sed -n 's/^N[0-9]=//p' | awk '{ s += $1 } END { print s }')
+		if awk -v p="${p:-0}" -v t="$tot" -v w="$w" -v s="$wsum" \
+			'BEGIN { d = p / t - w / s; exit !(t > 0 && d <= 0.01 && d >= -0.01) }'; then
+			ok "node$i holds its final weight's share ($p of $tot pages, weight $w of $wsum)"
+		else
+			not_ok "node$i holds its final weight's share ($p of $tot pages, weight $w of $wsum)"
+		fi
+	done
+
+	# no counters (no PMU in the test machine): a clear error, DWP 0 weights
+	out=$(bwapd --file $F tune --pid $hp 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/# /'
+	check "without counters: exit status" 1 $rc
+	check "without counters: says why" 1 "$(echo "$out" | grep -c 'no stalled-cycles counter')"
+	check "without counters: keeps DWP 0" 1 "$(echo "$out" | grep -c 'keeps weights of DWP 0.000')"
+	kill $hp
+	wait $hp 2>/dev/null
+
+	# the target killed while it is tuned
+	hold 64
+	(sleep 2; kill $hp) &
+	out=$(bwapd --file $F --model "$MODEL" tune --pid $hp --workload "$WL" 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/# /'
+	check "target killed: exit status" 0 $rc
+	check "target killed: noticed" 1 "$(echo "$out" | grep -c "process $hp exited while it was tuned")"
+	wait
+
+	# exec: a program started under weighted interleave, tuned once it
+	# says it is steady (bwapd_stable()), followed until it exits
+	out=$(numactl --cpunodebind=0 bwapd --file $F --model "$MODEL" exec --workload "$WL" \
+		--wait-stable -- $HOLD --stable --seconds 60 64 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/# /'
+	check "exec: the program's exit status" 0 $rc
+	check "exec: waited for bwapd_stable()" 1 "$(echo "$out" | grep -c 'wi_hold is stable$')"
+	check "exec: tuned on node 0" 1 "$(echo "$out" | grep -c 'on workers 0 (model)')"
+	check "exec: tuned" 1 "$(echo "$out" | grep -c 'DWP [0-9.]* after [0-9]* steps')"
+
+	# the daemon: a rule names wi_hold; its tuner shows in bwapd status
+	echo "wi_hold --workload $WL --max-steps 4" >/tmp/bwapd-rules
+	RD=/tmp/bwapd-run
+	bwapd --file $F --model "$MODEL" --run-dir $RD daemon --rules /tmp/bwapd-rules --scan 0.5 \
+		>/tmp/bwapd-daemon.out 2>&1 &
+	dp=$!
+	hold 16
+	i=0
+	while ! bwapd --run-dir $RD status | grep -q "^$hp .* watching " && [ $i -lt 120 ]; do
+		sleep 0.5
+		i=$((i + 1))
+	done
+	bwapd --run-dir $RD status | sed 's/^/# /'
+	check "daemon: the process is tuned and watched" 1 "$(bwapd --run-dir $RD status | grep -c "^$hp .*wi_hold .* watching ")"
+	kill $dp
+	wait $dp
+	check "daemon: stops on SIGTERM" 0 $?
+	sed 's/^/# daemon: /' /tmp/bwapd-daemon.out
+	check "daemon: matched the rule" 1 "$(grep -c "process $hp (wi_hold) matches rule 1" /tmp/bwapd-daemon.out)"
+	check "daemon: its tuners are gone from the status" 0 "$(bwapd --run-dir $RD status | grep -c "^$hp ")"
+	kill $hp
+	wait $hp 2>/dev/null
+
+	# a process that is gone
+	out=$(bwapd --file $F --model "$MODEL" tune --pid $hp --workload "$WL" 2>&1)
+	check "gone process refused" 1 $?
+	check "gone process message" 1 "$(echo "$out" | grep -c "process $hp: No such process")"
+fi
+
 # --- bad input ----------------------------------------------------------------
 out=$(bwapd --file $F apply 1,3 2>&1)
 rc=$?

@@ -6,6 +6,7 @@
  *
  * Documentation/man8/bwapd.8 and Documentation/bwapd.md describe it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -39,7 +40,9 @@ struct opts {
 	const char *workers;
 	const char *run_dir;
 	const char *plot;
-	double watch, delay;
+	const char *rules;
+	const char *canonical;
+	double watch, delay, scan;
 	int wait_stable;
 	struct bwapd_tune_opts tune;
 };
@@ -71,11 +74,13 @@ static void usage(FILE *f)
 		"  exec [TUNER OPTIONS] -- COMMAND [ARG...]\n"
 		"                            run COMMAND under weighted interleave and tune it\n"
 		"  status [--json]           the processes being tuned\n"
+		"  daemon [--rules FILE] [--scan S]\n"
+		"                            tune the processes the rules name\n"
 		"\n"
 		"tuner options: --samples N --trim C --period S --step X --fine-step X\n"
 		"  --max-steps K --forward-only --metric rate|instruction --min-mapi M\n"
 		"  --rate PAGES/S --delay S --wait-stable --watch S --run-dir DIR\n"
-		"  --plot FILE.svg --json\n"
+		"  --plot FILE.svg --canonical W0:W1:... --json\n"
 		"\n"
 		"  --file PATH   canonical-weights file (default %s)\n"
 		"WORKERS is a node list such as 0-1 or 0,2.\n",
@@ -654,6 +659,29 @@ static int canonical_of(const struct opts *o, struct bwapd_backend *b,
 	int ret;
 
 	bwapd_nodelist_format(workers, list, sizeof(list));
+	if (o->canonical) {
+		uint8_t w[BWAPD_MAX_NODES] = { 0 };
+		int n = 0;
+		const char *p = o->canonical;
+		char *end;
+
+		while (*p && n < t->nr_nodes) {
+			long v = strtol(p, &end, 10);
+
+			if (end == p || v < 0 || v > 255 || (*end && *end != ':'))
+				break;
+			w[n++] = (uint8_t)v;
+			p = *end ? end + 1 : end;
+		}
+		if (*p || n != t->nr_nodes ||
+		    bwm_weights_to_fractions(w, n, frac)) {
+			fprintf(stderr, "bwapd: --canonical %s: want %d weights 0-255 "
+				"separated by ':', not all 0\n", o->canonical,
+				t->nr_nodes);
+			return -EINVAL;
+		}
+		return 0;
+	}
 	ret = bwapd_file_read(o->file, t, &f, why, sizeof(why));
 	if (!ret) {
 		r = bwapd_file_find(&f, workers);
@@ -732,8 +760,16 @@ static int tune_target(const struct opts *o, pid_t pid)
 
 	memset(&l, 0, sizeof(l));
 	l.json = o->json;
-	if (open_backend(o, &b, &topo))
+	/* a process: this machine's topology and weights, whatever counts */
+	if (pid) {
+		struct opts here = *o;
+
+		here.model = NULL;
+		if (open_backend(&here, &b, &topo))
+			return 1;
+	} else if (open_backend(o, &b, &topo)) {
 		return 1;
+	}
 	if (o->model && bwm_machine_load(o->model, &m, &err)) {
 		bwapd_backend_destroy(&b);
 		return 1;
@@ -950,6 +986,187 @@ static int cmd_tune(const struct opts *o)
 	return tune_target(o, o->pid);
 }
 
+/* ---- daemon ---- */
+
+static int parse_opts(int argc, char **argv, struct opts *o, int *watch_set,
+		      int rule);
+
+#define MAX_TUNERS	256
+#define MAX_GIVEN_UP	1024
+
+static volatile sig_atomic_t daemon_stop;
+
+static void on_daemon_signal(int sig)
+{
+	(void)sig;
+	daemon_stop = 1;
+}
+
+struct daemon {
+	const struct opts *o;
+	struct bwapd_rule rules[128];
+	int nr_rules;
+	pid_t target[MAX_TUNERS], tuner[MAX_TUNERS];
+	int nr;
+	pid_t given_up[MAX_GIVEN_UP];	/* tuner failed: not again */
+	int nr_given_up;
+};
+
+/* The options of a rule on top of the daemon's; 0 or EXIT_USAGE. */
+static int rule_opts(const struct opts *o, const struct bwapd_rule *r,
+		     struct opts *ro)
+{
+	char *argv[BWAPD_RULE_ARGS + 1];
+	int watch_set = 0, ret;
+
+	*ro = *o;
+	memcpy(argv, r->argv, sizeof(argv[0]) * (size_t)(r->argc + 1));
+	optind = 0;	/* GNU getopt: start over */
+	opterr = 1;
+	ret = parse_opts(r->argc, argv, ro, &watch_set, 1);
+	if (!ret && optind < r->argc) {
+		fprintf(stderr, "bwapd: not an option: %s\n", argv[optind]);
+		ret = EXIT_USAGE;
+	}
+	if (!ret && bwapd_tune_opts_check(&ro->tune)) {
+		fprintf(stderr, "bwapd: bad tuner parameters\n");
+		ret = EXIT_USAGE;
+	}
+	if (!watch_set)
+		ro->watch = 0;	/* until the process exits */
+	ro->json = 0;
+	return ret ? EXIT_USAGE : 0;
+}
+
+static int known(const pid_t *list, int n, pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (list[i] == pid)
+			return 1;
+	return 0;
+}
+
+static void reap(struct daemon *d)
+{
+	int status, i;
+	pid_t c;
+
+	while ((c = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (i = 0; i < d->nr && d->tuner[i] != c; i++)
+			;
+		if (i == d->nr)
+			continue;
+		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			printf("bwapd: process %d: tuner failed; not tuned again\n",
+			       (int)d->target[i]);
+			if (d->nr_given_up < MAX_GIVEN_UP)
+				d->given_up[d->nr_given_up++] = d->target[i];
+		} else {
+			printf("bwapd: process %d: tuned until it exited\n",
+			       (int)d->target[i]);
+		}
+		d->target[i] = d->target[--d->nr];
+		d->tuner[i] = d->tuner[d->nr];
+	}
+	/* forget the processes that are gone */
+	for (i = 0; i < d->nr_given_up; i++)
+		if (kill(d->given_up[i], 0) && errno == ESRCH)
+			d->given_up[i--] = d->given_up[--d->nr_given_up];
+	fflush(stdout);
+}
+
+static void scan(struct daemon *d)
+{
+	struct dirent *de;
+	DIR *dir = opendir("/proc");
+
+	if (!dir)
+		return;
+	while (!daemon_stop && (de = readdir(dir)) && d->nr < MAX_TUNERS) {
+		const struct bwapd_rule *r;
+		char comm[64], path[64];
+		struct opts ro;
+		pid_t pid = (pid_t)atoi(de->d_name), c;
+
+		if (pid <= 0 || pid == getpid() || known(d->target, d->nr, pid) ||
+		    known(d->tuner, d->nr, pid) ||
+		    known(d->given_up, d->nr_given_up, pid))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+		if (bwapd_read_text("", path, comm, sizeof(comm)))
+			continue;
+		r = bwapd_rules_match(d->rules, d->nr_rules, comm);
+		if (!r || rule_opts(d->o, r, &ro))
+			continue;
+		printf("bwapd: process %d (%s) matches rule %d (%s): tuning it\n",
+		       (int)pid, comm, r->line, r->pattern);
+		fflush(stdout);
+		c = fork();
+		if (c < 0)
+			break;
+		if (!c) {
+			signal(SIGTERM, SIG_DFL);
+			signal(SIGINT, SIG_DFL);
+			_exit(tune_target(&ro, pid));
+		}
+		d->target[d->nr] = pid;
+		d->tuner[d->nr++] = c;
+	}
+	closedir(dir);
+}
+
+static int cmd_daemon(const struct opts *o)
+{
+	static struct daemon d;
+	char why[512] = "";
+	struct sigaction sa;
+	int i, ret;
+
+	memset(&d, 0, sizeof(d));
+	d.o = o;
+	/* a log (journald under systemd): whole lines, also from the tuners */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ret = bwapd_rules_read(o->rules, d.rules, 128, why, sizeof(why));
+	if (ret < 0)
+		return error("rules", ret, why);
+	d.nr_rules = ret;
+	for (i = 0; i < d.nr_rules; i++) {
+		struct opts ro;
+
+		if (rule_opts(o, &d.rules[i], &ro)) {
+			fprintf(stderr, "bwapd: %s:%d: bad options in this rule; not started\n",
+				o->rules, d.rules[i].line);
+			return EXIT_USAGE;
+		}
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_daemon_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	printf("bwapd: %d rules from %s; looking for processes every %g s\n",
+	       d.nr_rules, o->rules, o->scan);
+	fflush(stdout);
+	while (!daemon_stop) {
+		struct timespec ts = { (time_t)o->scan,
+			(long)((o->scan - (double)(time_t)o->scan) * 1e9) };
+
+		reap(&d);
+		scan(&d);
+		nanosleep(&ts, NULL);
+	}
+	/* the tuners remove their status; the processes keep their weights */
+	for (i = 0; i < d.nr; i++)
+		kill(d.tuner[i], SIGTERM);
+	while (d.nr && wait(NULL) > 0)
+		;
+	printf("bwapd: stopped; %d tuners stopped, their processes keep their weights\n",
+	       d.nr);
+	return 0;
+}
+
 /* Weighted interleave over every memory node, the canonical DWP 0 weights. */
 static int exec_policy(const uint8_t *w, int nr,
 		       unsigned long *mask)
@@ -964,6 +1181,7 @@ static int exec_policy(const uint8_t *w, int nr,
 
 static int cmd_exec(struct opts *o, char **argv)
 {
+	struct opts here;
 	struct bwapd_backend b;
 	struct bwapd_topology topo;
 	double canon[BWAPD_MAX_NODES];
@@ -974,7 +1192,10 @@ static int cmd_exec(struct opts *o, char **argv)
 	ssize_t n;
 	pid_t pid;
 
-	if (open_backend(o, &b, &topo))
+	/* a real program on this machine, whatever counts its stalls */
+	here = *o;
+	here.model = NULL;
+	if (open_backend(&here, &b, &topo))
 		return 1;
 	if (bwapd_process_workers(0, &topo, &workers) ||
 	    canonical_of(o, &b, &topo, workers, canon) ||
@@ -1061,7 +1282,13 @@ static int cmd_exec(struct opts *o, char **argv)
 	return 128 + WTERMSIG(status);
 }
 
-int main(int argc, char **argv)
+/*
+ * The options of argv into o: 0, EXIT_USAGE, or -1 after --help.  Also
+ * for the tuner options of a rule (optind reset by the caller; no usage
+ * text on an error there).
+ */
+static int parse_opts(int argc, char **argv, struct opts *o, int *watch_set,
+		      int rule)
 {
 	static const struct option longopts[] = {
 		{ "file", required_argument, NULL, 'f' },
@@ -1095,163 +1322,191 @@ int main(int argc, char **argv)
 		{ "run-dir", required_argument, NULL, 1012 },
 		{ "wait-stable", no_argument, NULL, 1013 },
 		{ "plot", required_argument, NULL, 1014 },
+		{ "rules", required_argument, NULL, 1015 },
+		{ "scan", required_argument, NULL, 1016 },
+		{ "canonical", required_argument, NULL, 1017 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
+	char *end;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			o->file = optarg;
+			break;
+		case 'M':
+			o->model = optarg;
+			break;
+		case 'R':
+			o->root = optarg;
+			break;
+		case 'S':
+			o->seed = strtoull(optarg, &end, 0);
+			if (*end)
+				goto bad;
+			break;
+		case 'N':
+			o->noise = strtod(optarg, &end);
+			if (*end || !(o->noise >= 0 && o->noise < 1))
+				goto bad;
+			break;
+		case 'j':
+			o->json = 1;
+			break;
+		case 'n':
+			o->dry_run = 1;
+			break;
+		case 'C':
+			o->no_counters = 1;
+			break;
+		case 's':
+			o->seconds = strtod(optarg, &end);
+			if (*end || !(o->seconds >= 0.1 && o->seconds <= 3600))
+				goto bad;
+			break;
+		case 'e':
+			o->u8_err = strtod(optarg, &end);
+			if (*end || !(o->u8_err >= 0 && o->u8_err < 1))
+				goto bad;
+			break;
+		case 'a':
+			o->sets.all = 1;
+			break;
+		case 'y':
+			o->sets.no_symmetry = 1;
+			break;
+		case 'k':
+			o->sets.max_size = atoi(optarg);
+			if (o->sets.max_size < 1)
+				goto bad;
+			break;
+		case 'p':
+			o->pid = (pid_t)strtol(optarg, &end, 10);
+			if (*end || o->pid <= 0)
+				goto bad;
+			break;
+		case 'W':
+			o->workload = optarg;
+			break;
+		case 'w':
+			o->workers = optarg;
+			break;
+		case 1000:
+			o->tune.samples = (int)strtol(optarg, &end, 10);
+			if (*end)
+				goto bad;
+			break;
+		case 1001:
+			o->tune.trim = (int)strtol(optarg, &end, 10);
+			if (*end)
+				goto bad;
+			break;
+		case 1002:
+			o->tune.period = strtod(optarg, &end);
+			if (*end)
+				goto bad;
+			break;
+		case 1003:
+			o->tune.step = strtod(optarg, &end);
+			if (*end)
+				goto bad;
+			break;
+		case 1004:
+			o->tune.fine_step = strtod(optarg, &end);
+			if (*end)
+				goto bad;
+			break;
+		case 1005:
+			o->tune.max_steps = (int)strtol(optarg, &end, 10);
+			if (*end)
+				goto bad;
+			break;
+		case 1006:
+			o->tune.forward_only = 1;
+			o->tune.metric = BWAPD_STALL_RATE;
+			break;
+		case 1007:
+			if (!strcmp(optarg, "rate"))
+				o->tune.metric = BWAPD_STALL_RATE;
+			else if (!strcmp(optarg, "instruction"))
+				o->tune.metric = BWAPD_STALLS_PER_INSN;
+			else
+				goto bad;
+			break;
+		case 1008:
+			o->tune.min_mapi = strtod(optarg, &end);
+			if (*end)
+				goto bad;
+			break;
+		case 1009:
+			o->tune.migrate.pages_per_s = strtod(optarg, &end);
+			if (*end)
+				goto bad;
+			break;
+		case 1010:
+			o->delay = strtod(optarg, &end);
+			if (*end || !(o->delay >= 0))
+				goto bad;
+			break;
+		case 1011:
+			o->watch = strtod(optarg, &end);
+			if (*end || !(o->watch >= 0))
+				goto bad;
+			*watch_set = 1;
+			break;
+		case 1012:
+			o->run_dir = optarg;
+			break;
+		case 1013:
+			o->wait_stable = 1;
+			break;
+		case 1014:
+			o->plot = optarg;
+			break;
+		case 1015:
+			o->rules = optarg;
+			break;
+		case 1017:
+			o->canonical = optarg;
+			break;
+		case 1016:
+			o->scan = strtod(optarg, &end);
+			if (*end || !(o->scan >= 0.1 && o->scan <= 3600))
+				goto bad;
+			break;
+		case 'h':
+			usage(stdout);
+			return -1;
+		default:
+			if (!rule)
+				usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
+bad:
+	fprintf(stderr, "bwapd: bad value '%s' for an option\n", optarg);
+	return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
 	struct opts o = {
 		.file = BWAPD_DEFAULT_FILE, .root = "", .seed = 1,
-		.run_dir = BWAPD_RUN_DIR,
+		.run_dir = BWAPD_RUN_DIR, .rules = BWAPD_RULES_FILE, .scan = 5,
 		.seconds = 2, .u8_err = BWM_DEFAULT_U8_ERR,
 	};
 	const char *cmd, *arg;
-	char *end;
 	int c, watch_set = 0;
 
 	bwapd_tune_opts_default(&o.tune);
 	o.watch = -1;
 
-	while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			o.file = optarg;
-			break;
-		case 'M':
-			o.model = optarg;
-			break;
-		case 'R':
-			o.root = optarg;
-			break;
-		case 'S':
-			o.seed = strtoull(optarg, &end, 0);
-			if (*end)
-				goto bad;
-			break;
-		case 'N':
-			o.noise = strtod(optarg, &end);
-			if (*end || !(o.noise >= 0 && o.noise < 1))
-				goto bad;
-			break;
-		case 'j':
-			o.json = 1;
-			break;
-		case 'n':
-			o.dry_run = 1;
-			break;
-		case 'C':
-			o.no_counters = 1;
-			break;
-		case 's':
-			o.seconds = strtod(optarg, &end);
-			if (*end || !(o.seconds >= 0.1 && o.seconds <= 3600))
-				goto bad;
-			break;
-		case 'e':
-			o.u8_err = strtod(optarg, &end);
-			if (*end || !(o.u8_err >= 0 && o.u8_err < 1))
-				goto bad;
-			break;
-		case 'a':
-			o.sets.all = 1;
-			break;
-		case 'y':
-			o.sets.no_symmetry = 1;
-			break;
-		case 'k':
-			o.sets.max_size = atoi(optarg);
-			if (o.sets.max_size < 1)
-				goto bad;
-			break;
-		case 'p':
-			o.pid = (pid_t)strtol(optarg, &end, 10);
-			if (*end || o.pid <= 0)
-				goto bad;
-			break;
-		case 'W':
-			o.workload = optarg;
-			break;
-		case 'w':
-			o.workers = optarg;
-			break;
-		case 1000:
-			o.tune.samples = (int)strtol(optarg, &end, 10);
-			if (*end)
-				goto bad;
-			break;
-		case 1001:
-			o.tune.trim = (int)strtol(optarg, &end, 10);
-			if (*end)
-				goto bad;
-			break;
-		case 1002:
-			o.tune.period = strtod(optarg, &end);
-			if (*end)
-				goto bad;
-			break;
-		case 1003:
-			o.tune.step = strtod(optarg, &end);
-			if (*end)
-				goto bad;
-			break;
-		case 1004:
-			o.tune.fine_step = strtod(optarg, &end);
-			if (*end)
-				goto bad;
-			break;
-		case 1005:
-			o.tune.max_steps = (int)strtol(optarg, &end, 10);
-			if (*end)
-				goto bad;
-			break;
-		case 1006:
-			o.tune.forward_only = 1;
-			o.tune.metric = BWAPD_STALL_RATE;
-			break;
-		case 1007:
-			if (!strcmp(optarg, "rate"))
-				o.tune.metric = BWAPD_STALL_RATE;
-			else if (!strcmp(optarg, "instruction"))
-				o.tune.metric = BWAPD_STALLS_PER_INSN;
-			else
-				goto bad;
-			break;
-		case 1008:
-			o.tune.min_mapi = strtod(optarg, &end);
-			if (*end)
-				goto bad;
-			break;
-		case 1009:
-			o.tune.migrate.pages_per_s = strtod(optarg, &end);
-			if (*end)
-				goto bad;
-			break;
-		case 1010:
-			o.delay = strtod(optarg, &end);
-			if (*end || !(o.delay >= 0))
-				goto bad;
-			break;
-		case 1011:
-			o.watch = strtod(optarg, &end);
-			if (*end || !(o.watch >= 0))
-				goto bad;
-			watch_set = 1;
-			break;
-		case 1012:
-			o.run_dir = optarg;
-			break;
-		case 1013:
-			o.wait_stable = 1;
-			break;
-		case 1014:
-			o.plot = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
+	c = parse_opts(argc, argv, &o, &watch_set, 0);
+	if (c)
+		return c < 0 ? 0 : c;
 	if (optind >= argc) {
 		usage(stderr);
 		return EXIT_USAGE;
@@ -1291,9 +1546,8 @@ int main(int argc, char **argv)
 		return cmd_tune(&o);
 	if (!strcmp(cmd, "status") && !arg)
 		return cmd_status(&o);
+	if (!strcmp(cmd, "daemon") && !arg)
+		return cmd_daemon(&o);
 	usage(stderr);
-	return EXIT_USAGE;
-bad:
-	fprintf(stderr, "bwapd: bad value '%s' for an option\n", optarg);
 	return EXIT_USAGE;
 }

@@ -423,6 +423,28 @@ void bwapd_status_remove(const char *dir, const struct bwapd_status *s);
 /* Up to max entries of dir, sorted by file name; -errno on error. */
 int bwapd_status_list(const char *dir, struct bwapd_status *out, int max);
 
+/* ---- the daemon's rules (rules.c) -------------------------------------- */
+
+#define BWAPD_RULES_FILE	"/etc/bwapd/rules"
+#define BWAPD_RULE_LEN		512
+#define BWAPD_RULE_ARGS		32
+
+struct bwapd_rule {
+	int line;
+	char pattern[64];		/* fnmatch(3) on /proc/PID/comm */
+	int argc;			/* argv[0] is "rule" */
+	char *argv[BWAPD_RULE_ARGS];
+	char buf[BWAPD_RULE_LEN];
+	size_t used;
+};
+
+/* The rules of path (up to max); their number or -errno (why says where). */
+int bwapd_rules_read(const char *path, struct bwapd_rule *rules, int max,
+		     char *why, size_t len);
+/* The first rule whose pattern matches comm, or NULL. */
+const struct bwapd_rule *bwapd_rules_match(const struct bwapd_rule *rules,
+					   int nr, const char *comm);
+
 /* ---- small helpers ----------------------------------------------------- */
 
 /* Read a small text file below root into buf; trailing newline removed. */

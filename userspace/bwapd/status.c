@@ -27,6 +27,23 @@ static void entry_path(const char *dir, const struct bwapd_status *s,
 		snprintf(buf, len, "%s/model-%d.json", dir, (int)s->tuner);
 }
 
+/* mkdir -p */
+static int make_dirs(const char *dir)
+{
+	char path[4096], *p;
+
+	snprintf(path, sizeof(path), "%s", dir);
+	for (p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(path, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return mkdir(path, 0755) && errno != EEXIST ? -errno : 0;
+}
+
 int bwapd_status_write(const char *dir, const struct bwapd_status *s)
 {
 	char path[4096], tmp[4200];
@@ -35,8 +52,9 @@ int bwapd_status_write(const char *dir, const struct bwapd_status *s)
 	FILE *f;
 	int j, ret = 0;
 
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return -errno;
+	ret = make_dirs(dir);
+	if (ret)
+		return ret;
 	entry_path(dir, s, path, sizeof(path));
 	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
 	o = json_object_new_object();

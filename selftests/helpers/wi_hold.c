@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wi_hold [--stable] [--seconds S] MIB: map MIB MiB of private anonymous
+ * memory, write every page (so that the task's memory policy places it),
+ * say "ready" on stdout (and, with --stable, tell bwapd with
+ * bwapd_stable()), then keep the pages until killed or for S seconds.
+ * A process with real pages for the tests of bwapd's tuner, which moves
+ * them.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "bwapd_stable.h"
+
+int main(int argc, char **argv)
+{
+	long page = sysconf(_SC_PAGESIZE), mib = 0, seconds = 0;
+	int i, stable = 0;
+	size_t len, off;
+	char *p;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--stable"))
+			stable = 1;
+		else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
+			seconds = strtol(argv[++i], NULL, 10);
+		else
+			mib = strtol(argv[i], NULL, 10);
+	}
+	if (mib <= 0) {
+		fprintf(stderr, "usage: wi_hold [--stable] [--seconds S] MIB\n");
+		return 2;
+	}
+	len = (size_t)mib << 20;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	if (p == MAP_FAILED) {
+		perror("wi_hold: mmap");
+		return 1;
+	}
+	/* base pages: the tuner counts and moves pages one by one */
+	madvise(p, len, MADV_NOHUGEPAGE);
+	for (off = 0; off < len; off += (size_t)page)
+		p[off] = 1;
+	printf("ready\n");
+	fflush(stdout);
+	if (stable && bwapd_stable() < 0)
+		perror("wi_hold: bwapd_stable");
+	if (seconds > 0) {
+		sleep((unsigned int)seconds);
+		return 0;
+	}
+	for (;;)
+		pause();
+}
