@@ -177,6 +177,16 @@ struct bwm_prediction {
 
 int bwm_predict(const struct bwm_machine *m, const struct bwm_workload *wl,
 		const struct bwm_placement *pl, struct bwm_prediction *out);
+/*
+ * Workloads running together on disjoint worker nodes, each with its own
+ * placement: they share the memory controllers.  out[i] is workload i's
+ * prediction (its own traffic; ctrl_util is the controllers' total).
+ */
+#define BWM_MAX_CORUN		4
+int bwm_predict_corun(const struct bwm_machine *m, int nr,
+		      const struct bwm_workload *const *wl,
+		      const struct bwm_placement *const *pl,
+		      struct bwm_prediction *out);
 /* Throughput only (GB/s), for searches; negative errno on error. */
 double bwm_predict_throughput(const struct bwm_machine *m,
 			      const struct bwm_workload *wl,

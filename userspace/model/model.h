@@ -10,29 +10,35 @@
 #define BWM_MAX_FLOWS	(BWM_MAX_NODES * BWM_MAX_NODES)
 #define BWM_MAX_RES	(2 * BWM_MAX_NODES)
 
-/* Working state of one prediction. */
+/*
+ * Working state of one prediction: the flows are the (workload, worker
+ * node) pairs, one per worker node (workloads run on disjoint nodes).
+ */
 struct bwm_solver {
 	const struct bwm_machine *m;
-	const struct bwm_workload *wl;
+	int nwl;			/* workloads */
+	const struct bwm_workload *wls[BWM_MAX_CORUN];
 	int n;				/* nodes */
-	int nw;				/* workers (flows) */
+	int nw;				/* flows */
 	int nr;				/* resources */
 	int iterations;
-	int nthreads;
-	int wnode[BWM_MAX_NODES];	/* worker index -> node */
-	double f[BWM_MAX_NODES][BWM_MAX_NODES];	/* [worker][mem] traffic share */
-	double pc[BWM_MAX_NODES][BWM_MAX_NODES];	/* [worker][mem] path use */
-	double coef[BWM_MAX_RES * BWM_MAX_NODES];	/* [res][worker] */
+	int fwl[BWM_MAX_NODES];		/* flow -> workload */
+	int wnode[BWM_MAX_NODES];	/* flow -> worker node */
+	double f[BWM_MAX_NODES][BWM_MAX_NODES];	/* [flow][mem] traffic share */
+	double pc[BWM_MAX_NODES][BWM_MAX_NODES];	/* [flow][mem] path use */
+	double coef[BWM_MAX_RES * BWM_MAX_NODES];	/* [res][flow] */
 	double pathcap[BWM_MAX_NODES];
 	double x[BWM_MAX_NODES];	/* per-thread rate, GB/s */
-	double xmin;
+	double xmin[BWM_MAX_CORUN];	/* slowest thread of each workload */
+	int nthreads[BWM_MAX_CORUN];
 	double uc[BWM_MAX_NODES];	/* controller utilisation */
 	double qc[BWM_MAX_NODES];	/* controller queueing term */
 	double lavg[BWM_MAX_NODES];	/* mean loaded latency, ns */
 };
 
-int bwm_solve(struct bwm_solver *s, const struct bwm_machine *m,
-	      const struct bwm_workload *wl, const struct bwm_placement *pl);
+int bwm_solve(struct bwm_solver *s, const struct bwm_machine *m, int nwl,
+	      const struct bwm_workload *const *wl,
+	      const struct bwm_placement *const *pl);
 void bwm_maxmin_fill(int nf, const double *cap, int nr, const double *coef,
 		     double *x);
 

@@ -92,17 +92,15 @@ static double queue_delay(double u)
 	return u / (1 - u);
 }
 
-/* Fractions of each worker's traffic per node, coefficients, path caps. */
-static int setup(struct bwm_solver *s, const struct bwm_machine *m,
-		 const struct bwm_workload *wl, const struct bwm_placement *pl)
+/* One workload's flows: traffic shares per node, coefficients, path caps. */
+static int setup_workload(struct bwm_solver *s, int w,
+			  const struct bwm_placement *pl)
 {
+	const struct bwm_machine *m = s->m;
+	const struct bwm_workload *wl = s->wls[w];
 	double rd = wl->read, wr = 1 - wl->read, sum = 0;
-	int n = m->nr_nodes, j, k;
+	int n = s->n, j, k, first = s->nw;
 
-	s->m = m;
-	s->wl = wl;
-	s->n = n;
-	s->nw = 0;
 	for (j = 0; j < n; j++) {
 		if (!(pl->shared[j] >= 0))
 			return -EINVAL;
@@ -115,17 +113,17 @@ static int setup(struct bwm_solver *s, const struct bwm_machine *m,
 			continue;
 		if (wl->threads[j] < 1 || !m->node[j].cpus)
 			return -EINVAL;
+		for (k = 0; k < s->nw; k++)
+			if (s->wnode[k] == j)
+				return -EINVAL;	/* nodes are not shared */
+		s->fwl[s->nw] = w;
 		s->wnode[s->nw++] = j;
 	}
-	if (!s->nw)
+	if (s->nw == first)
 		return -EINVAL;
-	/* Resources: controllers 0..n-1, then each worker's interconnect. */
-	s->nr = n + s->nw;
-	memset(s->coef, 0, sizeof(double) * (size_t)s->nr * s->nw);
-	for (k = 0; k < s->nw; k++) {
+	for (k = first; k < s->nw; k++) {
 		int c = s->wnode[k];
 		double nt = wl->threads[c], worst = 0, psum = 0, remote = 0;
-		double in = m->node[c].interconnect_gbps;
 
 		for (j = 0; j < n; j++) {
 			double f = wl->shared * pl->shared[j] +
@@ -136,7 +134,7 @@ static int setup(struct bwm_solver *s, const struct bwm_machine *m,
 				return -EINVAL;
 			psum += pl->priv[c][j];
 			s->f[k][j] = f;
-			s->coef[j * s->nw + k] = nt * f *
+			s->coef[j * BWM_MAX_NODES + k] = nt * f *
 				(rd / nd->ctrl_read_gbps +
 				 wr / nd->ctrl_write_gbps);
 			s->pc[k][j] = nt * f * (rd / m->read_gbps[j][c] +
@@ -147,10 +145,44 @@ static int setup(struct bwm_solver *s, const struct bwm_machine *m,
 		}
 		if (wl->shared < 1 && fabs(psum - 1) > 1e-6)
 			return -EINVAL;
-		if (in > 0)
-			s->coef[(n + k) * s->nw + k] = nt * remote / in;
+		/* interconnect of node c: resource n + c */
+		if (m->node[c].interconnect_gbps > 0)
+			s->coef[(n + c) * BWM_MAX_NODES + k] =
+				nt * remote / m->node[c].interconnect_gbps;
 		s->pathcap[k] = worst > 0 ? 1 / worst : INFINITY;
 	}
+	return 0;
+}
+
+/*
+ * Resources: controllers 0..n-1, interconnects n..2n-1; coef rows are
+ * BWM_MAX_NODES wide and packed to nw columns for the fill.
+ */
+static int setup(struct bwm_solver *s, const struct bwm_machine *m, int nwl,
+		 const struct bwm_workload *const *wl,
+		 const struct bwm_placement *const *pl)
+{
+	double packed[BWM_MAX_RES * BWM_MAX_NODES];
+	int w, r, k, ret;
+
+	if (nwl < 1 || nwl > BWM_MAX_CORUN)
+		return -EINVAL;
+	s->m = m;
+	s->n = m->nr_nodes;
+	s->nw = 0;
+	s->nwl = nwl;
+	s->nr = 2 * s->n;
+	memset(s->coef, 0, sizeof(s->coef));
+	for (w = 0; w < nwl; w++) {
+		s->wls[w] = wl[w];
+		ret = setup_workload(s, w, pl[w]);
+		if (ret)
+			return ret;
+	}
+	for (r = 0; r < s->nr; r++)
+		for (k = 0; k < s->nw; k++)
+			packed[r * s->nw + k] = s->coef[r * BWM_MAX_NODES + k];
+	memcpy(s->coef, packed, sizeof(double) * (size_t)s->nr * s->nw);
 	return 0;
 }
 
@@ -190,11 +222,11 @@ static void load(struct bwm_solver *s)
 /* Thread rates for the current latencies: demand, latency, then fill. */
 static void rates(struct bwm_solver *s, double *x)
 {
-	const struct bwm_workload *wl = s->wl;
 	double cap[BWM_MAX_FLOWS];
 	int k;
 
 	for (k = 0; k < s->nw; k++) {
+		const struct bwm_workload *wl = s->wls[s->fwl[k]];
 		/* GB/s = bytes/ns: mlp lines in flight per latency */
 		double lat_rate = wl->mlp * BWM_LINE_BYTES / s->lavg[k];
 		double d = 1 / (1 / wl->demand_gbps + 1 / lat_rate);
@@ -204,13 +236,14 @@ static void rates(struct bwm_solver *s, double *x)
 	bwm_maxmin_fill(s->nw, cap, s->nr, s->coef, x);
 }
 
-int bwm_solve(struct bwm_solver *s, const struct bwm_machine *m,
-	      const struct bwm_workload *wl, const struct bwm_placement *pl)
+int bwm_solve(struct bwm_solver *s, const struct bwm_machine *m, int nwl,
+	      const struct bwm_workload *const *wl,
+	      const struct bwm_placement *const *pl)
 {
 	double xn[BWM_MAX_FLOWS], lambda = 1, prev = INFINITY;
-	int k, it, ret;
+	int k, w, it, ret;
 
-	ret = setup(s, m, wl, pl);
+	ret = setup(s, m, nwl, wl, pl);
 	if (ret)
 		return ret;
 	memset(s->x, 0, sizeof(s->x));
@@ -235,11 +268,14 @@ int bwm_solve(struct bwm_solver *s, const struct bwm_machine *m,
 		prev = diff;
 	}
 	load(s);
-	s->xmin = INFINITY;
-	s->nthreads = 0;
+	for (w = 0; w < nwl; w++) {
+		s->xmin[w] = INFINITY;
+		s->nthreads[w] = 0;
+	}
 	for (k = 0; k < s->nw; k++) {
-		s->xmin = fmin(s->xmin, s->x[k]);
-		s->nthreads += wl->threads[s->wnode[k]];
+		w = s->fwl[k];
+		s->xmin[w] = fmin(s->xmin[w], s->x[k]);
+		s->nthreads[w] += s->wls[w]->threads[s->wnode[k]];
 	}
 	return 0;
 }
@@ -249,53 +285,70 @@ double bwm_predict_throughput(const struct bwm_machine *m,
 			      const struct bwm_placement *pl)
 {
 	struct bwm_solver s;
-	int ret = bwm_solve(&s, m, wl, pl);
+	int ret = bwm_solve(&s, m, 1, &wl, &pl);
 
-	return ret ? ret : s.nthreads * s.xmin;
+	return ret ? ret : s.nthreads[0] * s.xmin[0];
+}
+
+int bwm_predict_corun(const struct bwm_machine *m, int nr,
+		      const struct bwm_workload *const *wl,
+		      const struct bwm_placement *const *pl,
+		      struct bwm_prediction *out)
+{
+	struct bwm_solver s;
+	double hz = m->cpu_ghz * 1e9, stall_threads[BWM_MAX_CORUN] = { 0 };
+	int j, k, w, ret;
+
+	ret = bwm_solve(&s, m, nr, wl, pl);
+	if (ret)
+		return ret;
+	for (w = 0; w < nr; w++) {
+		memset(&out[w], 0, sizeof(out[w]));
+		out[w].iterations = s.iterations;
+		out[w].throughput_gbps = s.nthreads[w] * s.xmin[w];
+		out[w].exec_time_s = s.xmin[w] > 0 ?
+				     wl[w]->work_gb / s.xmin[w] : INFINITY;
+		out[w].slowest = -1;
+		for (j = 0; j < s.n; j++)
+			out[w].ctrl_util[j] = s.uc[j];
+	}
+	for (k = 0; k < s.nw; k++) {
+		int c = s.wnode[k];
+		struct bwm_prediction *o;
+		double nt, x = s.x[k], rd, sf;
+
+		w = s.fwl[k];
+		o = &out[w];
+		nt = wl[w]->threads[c];
+		rd = wl[w]->read;
+		sf = fmax(0, 1 - x / wl[w]->demand_gbps);
+		if (o->slowest < 0 && x <= s.xmin[w])
+			o->slowest = c;
+		o->thread_gbps[c] = x;
+		o->worker_gbps[c] = nt * x;
+		o->stall_rate += nt * hz * sf;
+		stall_threads[w] += nt * sf;
+		for (j = 0; j < s.n; j++) {
+			double g = nt * x * s.f[k][j];
+
+			o->ctrl_read_gbps[j] += g * rd;
+			o->ctrl_write_gbps[j] += g * (1 - rd);
+			if (j == c)
+				o->ctrl_local_gbps[j] += g;
+			o->path_gbps[j][c] = g;
+			o->path_util[j][c] = s.pc[k][j] * x;
+			o->latency_ns[j][c] = m->latency_ns[j][c] *
+				(1 + m->queue_factor *
+				 (s.qc[j] + queue_delay(s.pc[k][j] * x)));
+		}
+	}
+	for (w = 0; w < nr; w++)
+		out[w].stall_fraction = stall_threads[w] / s.nthreads[w];
+	return 0;
 }
 
 int bwm_predict(const struct bwm_machine *m, const struct bwm_workload *wl,
 		const struct bwm_placement *pl, struct bwm_prediction *out)
 {
-	struct bwm_solver s;
-	double hz = m->cpu_ghz * 1e9, rd = wl->read, stall_threads = 0;
-	int j, k, ret;
-
-	ret = bwm_solve(&s, m, wl, pl);
-	if (ret)
-		return ret;
-	memset(out, 0, sizeof(*out));
-	out->iterations = s.iterations;
-	out->throughput_gbps = s.nthreads * s.xmin;
-	out->exec_time_s = s.xmin > 0 ? wl->work_gb / s.xmin : INFINITY;
-	out->slowest = -1;
-	for (j = 0; j < s.n; j++)
-		out->ctrl_util[j] = s.uc[j];
-	for (k = 0; k < s.nw; k++) {
-		int c = s.wnode[k];
-		double nt = wl->threads[c], x = s.x[k];
-		double sf = fmax(0, 1 - x / wl->demand_gbps);
-
-		if (out->slowest < 0 && x <= s.xmin)
-			out->slowest = c;
-		out->thread_gbps[c] = x;
-		out->worker_gbps[c] = nt * x;
-		out->stall_rate += nt * hz * sf;
-		stall_threads += nt * sf;
-		for (j = 0; j < s.n; j++) {
-			double g = nt * x * s.f[k][j];
-
-			out->ctrl_read_gbps[j] += g * rd;
-			out->ctrl_write_gbps[j] += g * (1 - rd);
-			if (j == c)
-				out->ctrl_local_gbps[j] += g;
-			out->path_gbps[j][c] = g;
-			out->path_util[j][c] = s.pc[k][j] * x;
-			out->latency_ns[j][c] = m->latency_ns[j][c] *
-				(1 + m->queue_factor *
-				 (s.qc[j] + queue_delay(s.pc[k][j] * x)));
-		}
-	}
-	out->stall_fraction = stall_threads / s.nthreads;
-	return 0;
+	return bwm_predict_corun(m, 1, &wl, &pl, out);
 }
