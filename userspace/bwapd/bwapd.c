@@ -42,6 +42,8 @@ struct opts {
 	const char *plot;
 	const char *rules;
 	const char *canonical;
+	const char *corun, *corun_workers;
+	pid_t hi_pid;
 	double watch, delay, scan;
 	int wait_stable;
 	struct bwapd_tune_opts tune;
@@ -71,6 +73,9 @@ static void usage(FILE *f)
 		"                            tune a running process's own weights (DWP)\n"
 		"  tune --workload W.json [--workers NODES] [TUNER OPTIONS]   (with --model)\n"
 		"                            tune a workload of the model\n"
+		"  tune --pid PID --high-priority PID2 [--protect P]\n"
+		"  tune --workload W.json --corun W2.json --corun-workers NODES (with --model)\n"
+		"                            tune a best-effort job beside a high-priority one\n"
 		"  exec [TUNER OPTIONS] -- COMMAND [ARG...]\n"
 		"                            run COMMAND under weighted interleave and tune it\n"
 		"  status [--json]           the processes being tuned\n"
@@ -745,6 +750,7 @@ static int tune_target(const struct opts *o, pid_t pid)
 {
 	static struct bwm_machine m;
 	struct bwapd_target proc = { 0 }, model = { 0 }, *t;
+	struct bwapd_target hiproc = { 0 }, group[2] = { { 0 } }, *hi = NULL;
 	struct bwapd_tune_opts to = o->tune;
 	struct bwapd_tune_result r;
 	static struct tune_log l;
@@ -805,17 +811,69 @@ static int tune_target(const struct opts *o, pid_t pid)
 		if (load_workload(o->workload, &m, workers, &wl))
 			goto out;
 		workers = wl.workers;
-		ret = bwapd_target_model(&model, &m, &wl, o->seed, o->noise,
-					 pid ? &proc : NULL);
-		if (ret) {
-			error("model", ret, NULL);
-			goto out;
+		if (o->corun) {
+			/* a high-priority workload beside it, on its own nodes */
+			struct bwm_workload two[2];
+			uint32_t hw;
+			uint8_t own[BWAPD_MAX_NODES] = { 0 };
+			struct bwapd_migration mig;
+
+			if (pid || !o->corun_workers ||
+			    parse_workers(o->corun_workers, &hw) ||
+			    load_workload(o->corun, &m, hw, &two[0])) {
+				if (pid || !o->corun_workers)
+					fprintf(stderr, "bwapd: --corun needs --corun-workers, "
+						"and no --pid\n");
+				rc = EXIT_USAGE;
+				goto out;
+			}
+			two[1] = wl;
+			ret = bwapd_target_model_group(group, 2, &m, two, o->seed,
+						       o->noise, NULL);
+			for (j = 0; !ret && j < m.nr_nodes; j++)
+				own[j] = hw & (1u << j) ? 1 : 0;
+			if (!ret)
+				ret = group[0].ops->migrate(&group[0], own, m.nr_nodes,
+							    &to.migrate, &mig);
+			if (ret) {
+				error("model", ret, "the workloads must run on different nodes");
+				goto out;
+			}
+			hi = &group[0];
+			t = &group[1];
+		} else {
+			ret = bwapd_target_model(&model, &m, &wl, o->seed,
+						 o->noise, pid ? &proc : NULL);
+			if (ret) {
+				error("model", ret, NULL);
+				goto out;
+			}
+			t = &model;
 		}
-		t = &model;
 	} else if (!pid) {
 		fprintf(stderr, "bwapd: tune needs --pid PID or --workload FILE\n");
 		rc = EXIT_USAGE;
 		goto out;
+	}
+	if (o->hi_pid) {
+		if (!pid || o->corun) {
+			fprintf(stderr, "bwapd: --high-priority needs --pid\n");
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		ret = bwapd_target_process(&hiproc, o->hi_pid, topo.nr_nodes,
+					   &topo);
+		if (ret) {
+			error("high-priority process", ret, hiproc.why);
+			goto out;
+		}
+		if (hiproc.workers & workers) {
+			fprintf(stderr, "bwapd: processes %d and %d share nodes; "
+				"co-scheduling wants them apart\n", (int)o->hi_pid,
+				(int)pid);
+			goto out;
+		}
+		hi = &hiproc;
 	}
 	l.nr_nodes = t->nr_nodes;
 	l.name = name;
@@ -873,7 +931,19 @@ static int tune_target(const struct opts *o, pid_t pid)
 	for (;;) {
 		l.st.tunings++;
 		status_update(&l, "tuning");
-		ret = bwapd_tune(t, canon, &to, &r);
+		if (hi && l.st.tunings == 1) {
+			double floor = 0;
+
+			ret = bwapd_tune_cosched(hi, t, canon, &to, &r, &floor);
+			if (!ret)
+				printf("%s: co-scheduled: DWP %.3f or more keeps the high-priority "
+				       "job within %.0f %% of its speed\n", name, floor,
+				       to.protect * 100);
+			/* re-tuning keeps the floor */
+			to.floor = floor;
+		} else {
+			ret = bwapd_tune(t, canon, &to, &r);
+		}
 		if (ret == -ESRCH) {
 			fprintf(stderr, "bwapd: process %d exited while it was tuned\n",
 				(int)pid);
@@ -924,6 +994,11 @@ out:
 	status_file[0] = 0;
 	if (model.ops)
 		bwapd_target_close(&model);
+	for (j = 0; j < 2; j++)
+		if (group[j].ops)
+			bwapd_target_close(&group[j]);
+	if (hiproc.ops)
+		bwapd_target_close(&hiproc);
 	if (proc.ops)
 		bwapd_target_close(&proc);
 	bwapd_backend_destroy(&b);
@@ -1325,6 +1400,10 @@ static int parse_opts(int argc, char **argv, struct opts *o, int *watch_set,
 		{ "rules", required_argument, NULL, 1015 },
 		{ "scan", required_argument, NULL, 1016 },
 		{ "canonical", required_argument, NULL, 1017 },
+		{ "high-priority", required_argument, NULL, 1018 },
+		{ "protect", required_argument, NULL, 1019 },
+		{ "corun", required_argument, NULL, 1020 },
+		{ "corun-workers", required_argument, NULL, 1021 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1470,6 +1549,22 @@ static int parse_opts(int argc, char **argv, struct opts *o, int *watch_set,
 			break;
 		case 1017:
 			o->canonical = optarg;
+			break;
+		case 1018:
+			o->hi_pid = (pid_t)strtol(optarg, &end, 10);
+			if (*end || o->hi_pid <= 0)
+				goto bad;
+			break;
+		case 1019:
+			o->tune.protect = strtod(optarg, &end);
+			if (*end)
+				goto bad;
+			break;
+		case 1020:
+			o->corun = optarg;
+			break;
+		case 1021:
+			o->corun_workers = optarg;
 			break;
 		case 1016:
 			o->scan = strtod(optarg, &end);

@@ -314,6 +314,14 @@ int bwapd_target_process(struct bwapd_target *t, pid_t pid, int nr_nodes,
 int bwapd_target_model(struct bwapd_target *t, const struct bwm_machine *m,
 		       const struct bwm_workload *wl, uint64_t seed,
 		       double noise, struct bwapd_target *real);
+/*
+ * nr workloads of the model sharing one machine, on disjoint nodes
+ * (co-scheduled jobs): t[i] is workload wl[i]; real as above (nr 1 only).
+ */
+int bwapd_target_model_group(struct bwapd_target *t, int nr,
+			     const struct bwm_machine *m,
+			     const struct bwm_workload *wl, uint64_t seed,
+			     double noise, struct bwapd_target *real);
 /* A model target's application changes phase: another workload, same workers. */
 int bwapd_target_model_workload(struct bwapd_target *t,
 				const struct bwm_workload *wl);
@@ -338,8 +346,12 @@ struct bwapd_tune_opts {
 		BWAPD_METRIC_AUTO,	/* per instruction where counted */
 		BWAPD_STALL_RATE,	/* stalled cycles per second (paper) */
 		BWAPD_STALLS_PER_INSN,	/* stalled cycles per instruction */
+		BWAPD_CPI,		/* cycles per instruction */
 	} metric;
 	double start;			/* DWP to start from (re-tuning) */
+	double floor;			/* lowest DWP to try (<= start) */
+	/* co-scheduled: what the high-priority job may lose, a share */
+	double protect;
 	double min_mapi;		/* below: not memory-intensive, skip */
 	double u8_err;			/* weight conversion tolerance */
 	/* phase change: the stall rate moves by more than this share... */
@@ -375,9 +387,12 @@ struct bwapd_tune_result {
 void bwapd_tune_opts_default(struct bwapd_tune_opts *o);
 /* -EINVAL if a parameter is out of range. */
 int bwapd_tune_opts_check(const struct bwapd_tune_opts *o);
-/* One period: the trimmed mean of the metric, and MAPI (-1: not known). */
+/*
+ * One period: the trimmed mean of the metric, MAPI (-1: not known) and,
+ * if se is not NULL, the standard error of the mean.
+ */
 int bwapd_measure(struct bwapd_target *t, const struct bwapd_tune_opts *o,
-		  double *rate, double *mapi);
+		  double *rate, double *mapi, double *se);
 /* Kernel weights for canonical fractions moved towards the workers by dwp. */
 int bwapd_dwp_weights(const double *canonical, int nr_nodes, uint32_t workers,
 		      double dwp, double u8_err, uint8_t *w);
@@ -388,6 +403,16 @@ int bwapd_dwp_weights(const double *canonical, int nr_nodes, uint32_t workers,
  */
 int bwapd_tune(struct bwapd_target *t, const double *canonical,
 	       const struct bwapd_tune_opts *o, struct bwapd_tune_result *r);
+/*
+ * Co-scheduled jobs on disjoint nodes (BWAP III-B3): *floor is the lowest
+ * DWP of the best-effort job at which the high-priority job runs within
+ * 'protect' of its speed when the best-effort job keeps to its own nodes;
+ * then the best-effort job is tuned from there, not below.
+ */
+int bwapd_tune_cosched(struct bwapd_target *hi, struct bwapd_target *be,
+		       const double *canonical,
+		       const struct bwapd_tune_opts *o,
+		       struct bwapd_tune_result *r, double *floor);
 /*
  * Watch a tuned target for 'seconds' (0: until it exits, -ESRCH): *changed
  * is set when its stall rate left 'rate' by more than phase_change for

@@ -11,6 +11,10 @@
  * stands for cpu_ghz / demand_gbps instructions, and every 64 bytes is
  * one last-level cache miss.  Both are as noisy as the other counters.
  *
+ * Several workloads can share the machine (co-scheduled jobs on disjoint
+ * nodes, bwm_predict_corun): each is a target of its own, and time runs
+ * for all of them whenever one of them waits.
+ *
  * In front of a real process, the weights and the migrations are the
  * process's (set_mempolicy_weights(2), move_pages(2)), time is real,
  * and only the counters come from the model, computed from where the
@@ -23,17 +27,27 @@
 
 #include "bwapd.h"
 
-/* Pages of the modelled application: 4 GiB of 4 KiB pages. */
+/* Pages of a modelled application: 4 GiB of 4 KiB pages. */
 #define MODEL_PAGES	(1ULL << 20)
 
-struct mtarget {
+/* The machine and the workloads on it. */
+struct world {
 	struct bwm_machine m;
-	struct bwm_sim sim;
-	struct bwapd_target *real;
-	double frac[BWAPD_MAX_NODES];	/* where the pages are */
+	int nr, refs;
+	struct bwm_workload wl[BWM_MAX_CORUN];
+	double frac[BWM_MAX_CORUN][BWAPD_MAX_NODES];	/* where pages are */
+	struct bwm_prediction pred[BWM_MAX_CORUN];
+	double now;
+	uint64_t stalls[BWM_MAX_CORUN], cycles[BWM_MAX_CORUN];
+	uint64_t insns[BWM_MAX_CORUN], accesses[BWM_MAX_CORUN];
+	struct bwapd_target *real;	/* one workload in front of a process */
 	double noise;
 	struct bwm_rng rng;
-	uint64_t instructions, accesses;
+};
+
+struct mtarget {
+	struct world *w;
+	int i;
 };
 
 static struct mtarget *mt(struct bwapd_target *t)
@@ -41,91 +55,121 @@ static struct mtarget *mt(struct bwapd_target *t)
 	return t->priv;
 }
 
-static int place(struct mtarget *p, const double *frac)
+static int update(struct world *w)
 {
-	struct bwm_placement pl;
+	const struct bwm_workload *wl[BWM_MAX_CORUN];
+	const struct bwm_placement *pp[BWM_MAX_CORUN];
+	struct bwm_placement pl[BWM_MAX_CORUN];
+	int i;
 
-	bwm_placement_interleave(&pl, p->m.nr_nodes, frac);
-	memcpy(p->frac, frac, sizeof(double) * (size_t)p->m.nr_nodes);
-	return bwm_sim_set_placement(&p->sim, &pl);
+	for (i = 0; i < w->nr; i++) {
+		bwm_placement_interleave(&pl[i], w->m.nr_nodes, w->frac[i]);
+		wl[i] = &w->wl[i];
+		pp[i] = &pl[i];
+	}
+	return bwm_predict_corun(&w->m, w->nr, wl, pp, w->pred);
+}
+
+/* Workload i's pages now sit by frac. */
+static int place(struct world *w, int i, const double *frac)
+{
+	double old[BWAPD_MAX_NODES];
+	size_t sz = sizeof(double) * (size_t)w->m.nr_nodes;
+	int ret;
+
+	memcpy(old, w->frac[i], sz);
+	memcpy(w->frac[i], frac, sz);
+	ret = update(w);
+	if (ret) {
+		memcpy(w->frac[i], old, sz);
+		update(w);
+	}
+	return ret;
 }
 
 /* In front of a process: the model follows its actual placement. */
 static int follow(struct bwapd_target *t)
 {
-	struct mtarget *p = mt(t);
+	struct world *w = mt(t)->w;
 	uint64_t pages[BWAPD_MAX_NODES], total = 0;
 	double frac[BWAPD_MAX_NODES];
 	int j, ret;
 
-	if (!p->real)
+	if (!w->real)
 		return 0;
-	ret = p->real->ops->pages(p->real, pages, p->m.nr_nodes);
+	ret = w->real->ops->pages(w->real, pages, w->m.nr_nodes);
 	if (ret) {
-		memcpy(t->why, p->real->why, sizeof(t->why));
+		memcpy(t->why, w->real->why, sizeof(t->why));
 		return ret;
 	}
-	for (j = 0; j < p->m.nr_nodes; j++)
+	for (j = 0; j < w->m.nr_nodes; j++)
 		total += pages[j];
 	if (!total)
 		return 0;	/* nothing resident yet: keep the last */
-	for (j = 0; j < p->m.nr_nodes; j++)
+	for (j = 0; j < w->m.nr_nodes; j++)
 		frac[j] = (double)pages[j] / (double)total;
-	return place(p, frac);
+	return place(w, 0, frac);
 }
 
-static uint64_t noisy(struct mtarget *p, double v)
+static uint64_t noisy(struct world *w, double v)
 {
-	double f = p->noise > 0 ? 1 + p->noise * bwm_rng_normal(&p->rng) : 1;
+	double f = w->noise > 0 ? 1 + w->noise * bwm_rng_normal(&w->rng) : 1;
 
 	return v * f > 0 ? (uint64_t)(v * f + 0.5) : 0;
 }
 
-/* Let the application run: the model's counters and its instructions. */
-static int run(struct mtarget *p, double seconds)
+/* Time passes for every workload: the counters go up. */
+static int run(struct world *w, double seconds)
 {
-	double bytes = p->sim.pred.throughput_gbps * 1e9 * seconds;
-	int ret = bwm_sim_run(&p->sim, seconds);
+	int i;
 
-	if (ret)
-		return ret;
-	p->instructions += noisy(p, bytes * p->m.cpu_ghz /
-				    p->sim.wl.demand_gbps);
-	p->accesses += noisy(p, bytes / BWM_LINE_BYTES);
+	if (!(seconds >= 0))
+		return -EINVAL;
+	for (i = 0; i < w->nr; i++) {
+		const struct bwm_workload *wl = &w->wl[i];
+		double bytes = w->pred[i].throughput_gbps * 1e9 * seconds;
+
+		w->stalls[i] += noisy(w, w->pred[i].stall_rate * seconds);
+		w->cycles[i] += (uint64_t)(bwm_workload_nr_threads(wl) *
+					   w->m.cpu_ghz * 1e9 * seconds + 0.5);
+		w->insns[i] += noisy(w, bytes * w->m.cpu_ghz / wl->demand_gbps);
+		w->accesses[i] += noisy(w, bytes / BWM_LINE_BYTES);
+	}
+	w->now += seconds;
 	return 0;
 }
 
 static int m_counters(struct bwapd_target *t, struct bwapd_counters *c)
 {
-	struct mtarget *p = mt(t);
-	int ret = follow(t);
+	struct world *w = mt(t)->w;
+	int i = mt(t)->i, ret = follow(t);
 
 	if (ret)
 		return ret;
 	memset(c, 0, sizeof(*c));
-	c->seconds = p->sim.now_s;
-	c->stall_cycles = p->sim.stall_cycles;
-	c->cycles = p->sim.cycles;
-	c->instructions = p->instructions;
-	c->mem_accesses = p->accesses;
+	c->seconds = w->now;
+	c->stall_cycles = w->stalls[i];
+	c->cycles = w->cycles[i];
+	c->instructions = w->insns[i];
+	c->mem_accesses = w->accesses[i];
 	c->have = BWAPD_HAVE_STALLS | BWAPD_HAVE_MAPI;
 	return 0;
 }
 
 static int m_set_weights(struct bwapd_target *t, const uint8_t *w, int nr)
 {
-	struct mtarget *p = mt(t);
+	struct world *wd = mt(t)->w;
 	double frac[BWAPD_MAX_NODES];
 
-	if (p->real) {
-		int ret = p->real->ops->set_weights(p->real, w, nr);
+	if (wd->real) {
+		int ret = wd->real->ops->set_weights(wd->real, w, nr);
 
 		if (ret)
-			memcpy(t->why, p->real->why, sizeof(t->why));
+			memcpy(t->why, wd->real->why, sizeof(t->why));
 		return ret;
 	}
 	/* the kernel's checks: a weight per node of the machine, not all 0 */
-	if (nr > p->m.nr_nodes || bwm_weights_to_fractions(w, nr, frac))
+	if (nr > wd->m.nr_nodes || bwm_weights_to_fractions(w, nr, frac))
 		return -EINVAL;
 	return 0;
 }
@@ -134,63 +178,67 @@ static int m_migrate(struct bwapd_target *t, const uint8_t *w, int nr,
 		     const struct bwapd_migrate_opts *o,
 		     struct bwapd_migration *m)
 {
-	struct mtarget *p = mt(t);
+	struct world *wd = mt(t)->w;
 	double frac[BWAPD_MAX_NODES] = { 0 }, moved = 0;
-	int j, ret;
+	int i = mt(t)->i, j, ret;
 
-	if (p->real) {
-		ret = p->real->ops->migrate(p->real, w, nr, o, m);
+	if (wd->real) {
+		ret = wd->real->ops->migrate(wd->real, w, nr, o, m);
 		if (ret)
-			memcpy(t->why, p->real->why, sizeof(t->why));
+			memcpy(t->why, wd->real->why, sizeof(t->why));
 		return ret ? ret : follow(t);
 	}
 	memset(m, 0, sizeof(*m));
-	if (nr > p->m.nr_nodes || bwm_weights_to_fractions(w, nr, frac))
+	if (nr > wd->m.nr_nodes || bwm_weights_to_fractions(w, nr, frac))
 		return -EINVAL;
-	for (j = 0; j < p->m.nr_nodes; j++)
-		if (frac[j] > p->frac[j])
-			moved += frac[j] - p->frac[j];
+	for (j = 0; j < wd->m.nr_nodes; j++)
+		if (frac[j] > wd->frac[i][j])
+			moved += frac[j] - wd->frac[i][j];
 	m->pages = MODEL_PAGES;
 	m->moved = (uint64_t)(moved * MODEL_PAGES + 0.5);
 	if (o->pages_per_s > 0)
 		m->seconds = (double)m->moved / o->pages_per_s;
-	ret = place(p, frac);
+	ret = place(wd, i, frac);
 	/* the application runs on while its pages move */
-	return ret ? ret : run(p, m->seconds);
+	return ret ? ret : run(wd, m->seconds);
 }
 
 static int m_pages(struct bwapd_target *t, uint64_t *pages, int nr)
 {
-	struct mtarget *p = mt(t);
+	struct world *w = mt(t)->w;
 	int j;
 
-	if (p->real)
-		return p->real->ops->pages(p->real, pages, nr);
+	if (w->real)
+		return w->real->ops->pages(w->real, pages, nr);
 	for (j = 0; j < nr; j++)
-		pages[j] = j < p->m.nr_nodes ?
-			   (uint64_t)(p->frac[j] * MODEL_PAGES + 0.5) : 0;
+		pages[j] = j < w->m.nr_nodes ?
+			   (uint64_t)(w->frac[mt(t)->i][j] * MODEL_PAGES + 0.5) : 0;
 	return 0;
 }
 
 static int m_wait(struct bwapd_target *t, double seconds)
 {
-	struct mtarget *p = mt(t);
+	struct world *w = mt(t)->w;
 	int ret = 0;
 
 	/* a process runs in real time: the model keeps pace with it */
-	if (p->real) {
-		ret = p->real->ops->wait(p->real, seconds);
+	if (w->real) {
+		ret = w->real->ops->wait(w->real, seconds);
 		if (ret)
-			memcpy(t->why, p->real->why, sizeof(t->why));
+			memcpy(t->why, w->real->why, sizeof(t->why));
 	}
 	if (!ret)
 		ret = follow(t);
-	return ret ? ret : run(p, seconds);
+	return ret ? ret : run(w, seconds);
 }
 
 static void m_close(struct bwapd_target *t)
 {
-	free(t->priv);
+	struct mtarget *p = mt(t);
+
+	if (p && !--p->w->refs)
+		free(p->w);
+	free(p);
 	t->priv = NULL;
 }
 
@@ -204,53 +252,80 @@ static const struct bwapd_target_ops model_target_ops = {
 	.wait = m_wait,
 };
 
+int bwapd_target_model_group(struct bwapd_target *t, int nr,
+			     const struct bwm_machine *m,
+			     const struct bwm_workload *wl, uint64_t seed,
+			     double noise, struct bwapd_target *real)
+{
+	struct mtarget *p[BWM_MAX_CORUN] = { NULL };
+	struct world *w;
+	int i, j, ret;
+
+	if (nr < 1 || nr > BWM_MAX_CORUN || (real && nr != 1))
+		return -EINVAL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->m = *m;
+	w->nr = nr;
+	w->real = real;
+	w->noise = noise;
+	bwm_rng_seed(&w->rng, seed);
+	ret = 0;
+	for (i = 0; i < nr && !ret; i++) {
+		w->wl[i] = wl[i];
+		ret = bwm_workload_check(m, &wl[i], NULL);
+		/* uniform interleave to start with */
+		for (j = 0; j < m->nr_nodes; j++)
+			w->frac[i][j] = 1.0 / m->nr_nodes;
+	}
+	if (!ret)
+		ret = update(w);
+	for (i = 0; i < nr && !ret; i++) {
+		p[i] = calloc(1, sizeof(*p[i]));
+		ret = p[i] ? 0 : -ENOMEM;
+	}
+	if (ret) {
+		for (i = 0; i < nr; i++)
+			free(p[i]);
+		free(w);
+		return ret;
+	}
+	for (i = 0; i < nr; i++) {
+		memset(&t[i], 0, sizeof(t[i]));
+		p[i]->w = w;
+		p[i]->i = i;
+		t[i].ops = &model_target_ops;
+		t[i].priv = p[i];
+		t[i].pid = real ? real->pid : 0;
+		t[i].workers = wl[i].workers;
+		t[i].nr_nodes = m->nr_nodes;
+	}
+	w->refs = nr;
+	return 0;
+}
+
 int bwapd_target_model(struct bwapd_target *t, const struct bwm_machine *m,
 		       const struct bwm_workload *wl, uint64_t seed,
 		       double noise, struct bwapd_target *real)
 {
-	double frac[BWAPD_MAX_NODES];
-	struct mtarget *p;
-	int j, ret;
-
-	memset(t, 0, sizeof(*t));
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	p->m = *m;
-	p->real = real;
-	p->noise = noise;
-	bwm_rng_seed(&p->rng, seed ^ 0x5eedULL);
-	ret = bwm_sim_init(&p->sim, &p->m, wl, seed, noise);
-	for (j = 0; j < m->nr_nodes; j++)
-		frac[j] = 1.0 / m->nr_nodes;
-	if (!ret)
-		ret = place(p, frac);
-	if (ret) {
-		free(p);
-		return ret;
-	}
-	t->ops = &model_target_ops;
-	t->priv = p;
-	t->pid = real ? real->pid : 0;
-	t->workers = wl->workers;
-	t->nr_nodes = m->nr_nodes;
-	return 0;
+	return bwapd_target_model_group(t, 1, m, wl, seed, noise, real);
 }
 
 int bwapd_target_model_workload(struct bwapd_target *t,
 				const struct bwm_workload *wl)
 {
-	struct mtarget *p = mt(t);
-	struct bwm_workload old = p->sim.wl;
-	int ret;
+	struct world *w = mt(t)->w;
+	int i = mt(t)->i, ret;
+	struct bwm_workload old = w->wl[i];
 
 	if (wl->workers != old.workers)
 		return -EINVAL;
-	p->sim.wl = *wl;
-	ret = place(p, p->frac);
+	w->wl[i] = *wl;
+	ret = update(w);
 	if (ret) {
-		p->sim.wl = old;
-		place(p, p->frac);
+		w->wl[i] = old;
+		update(w);
 	}
 	return ret;
 }

@@ -41,6 +41,7 @@ void bwapd_tune_opts_default(struct bwapd_tune_opts *o)
 	o->min_mapi = 0.001;
 	o->phase_change = 0.25;
 	o->phase_periods = 3;
+	o->protect = 0.02;
 	o->u8_err = 0.001;
 	o->migrate.batch = 1024;
 	o->migrate.pages_per_s = 262144;	/* 1 GiB/s of 4 KiB pages */
@@ -53,8 +54,9 @@ int bwapd_tune_opts_check(const struct bwapd_tune_opts *o)
 	    !(o->step > 0 && o->step <= 1) ||
 	    !(o->fine_step >= 0 && o->fine_step <= 1) || o->max_steps < 0 ||
 	    o->max_steps > MAX_POINTS - 2 || !(o->min_mapi >= 0) ||
-	    !(o->start >= 0 && o->start <= 1) || !(o->phase_change > 0) ||
-	    o->phase_periods < 1 || !(o->u8_err >= 0 && o->u8_err < 1) ||
+	    !(o->floor >= 0 && o->floor <= o->start && o->start <= 1) ||
+	    !(o->phase_change > 0) ||
+	    o->phase_periods < 1 || !(o->protect >= 0 && o->protect < 1) || !(o->u8_err >= 0 && o->u8_err < 1) ||
 	    !(o->migrate.pages_per_s >= 0))
 		return -EINVAL;
 	return 0;
@@ -91,10 +93,10 @@ static int cmp_double(const void *a, const void *b)
 }
 
 int bwapd_measure(struct bwapd_target *t, const struct bwapd_tune_opts *o,
-		  double *rate, double *mapi)
+		  double *rate, double *mapi, double *se)
 {
 	double r[MAX_SAMPLES], insns = 0, acc = 0, sum = 0;
-	int per_insn;
+	int per_insn, kept;
 	struct bwapd_counters a, b;
 	int k, have, ret;
 
@@ -107,7 +109,7 @@ int bwapd_measure(struct bwapd_target *t, const struct bwapd_tune_opts *o,
 		return -EOPNOTSUPP;
 	}
 	have = a.have;
-	per_insn = o->metric == BWAPD_STALLS_PER_INSN ||
+	per_insn = o->metric == BWAPD_STALLS_PER_INSN || o->metric == BWAPD_CPI ||
 		   (o->metric == BWAPD_METRIC_AUTO && (a.have & BWAPD_HAVE_MAPI));
 	if (per_insn && !(a.have & BWAPD_HAVE_MAPI)) {
 		snprintf(t->why, sizeof(t->why), "no instruction counter");
@@ -124,7 +126,9 @@ int bwapd_measure(struct bwapd_target *t, const struct bwapd_tune_opts *o,
 		dt = b.seconds - a.seconds;
 		if (per_insn)
 			r[k] = b.instructions > a.instructions ?
-			       (double)(b.stall_cycles - a.stall_cycles) /
+			       (double)(o->metric == BWAPD_CPI ?
+					b.cycles - a.cycles :
+					b.stall_cycles - a.stall_cycles) /
 			       (double)(b.instructions - a.instructions) : 0;
 		else
 			r[k] = dt > 0 ? (double)(b.stall_cycles - a.stall_cycles) / dt : 0;
@@ -136,18 +140,29 @@ int bwapd_measure(struct bwapd_target *t, const struct bwapd_tune_opts *o,
 	qsort(r, (size_t)o->samples, sizeof(r[0]), cmp_double);
 	for (k = o->trim; k < o->samples - o->trim; k++)
 		sum += r[k];
-	*rate = sum / (o->samples - 2 * o->trim);
+	kept = o->samples - 2 * o->trim;
+	*rate = sum / kept;
+	if (se) {
+		double var = 0;
+
+		for (k = o->trim; k < o->samples - o->trim; k++)
+			var += (r[k] - *rate) * (r[k] - *rate);
+		*se = kept > 1 ? sqrt(var / (kept - 1) / kept) : 0;
+	}
 	*mapi = (have & BWAPD_HAVE_MAPI) && insns > 0 ? acc / insns : -1;
 	return 0;
 }
 
 struct tuner {
-	struct bwapd_target *t;
+	struct bwapd_target *t;		/* whose weights and pages move */
+	struct bwapd_target *m;		/* whose stalls are measured */
+	double floor;			/* lowest DWP to try */
 	const struct bwapd_tune_opts *o;
 	const double *canonical;
 	struct bwapd_tune_result *r;
 	double cur;			/* the target's DWP */
-	double best, best_rate;
+	double best, best_rate, best_se;
+	double last_rate, last_se;	/* of the last setting measured */
 	uint8_t best_w[BWAPD_MAX_NODES];
 	int nr;
 	double d[MAX_POINTS];		/* settings measured */
@@ -191,7 +206,10 @@ static int step(struct tuner *tu, double d, const char *what, int measure)
 	tu->cur = d;
 	memcpy(tu->r->weights, st.weights, sizeof(st.weights));
 	if (!ret && measure)
-		ret = bwapd_measure(t, tu->o, &st.stall_rate, &st.mapi);
+		ret = bwapd_measure(tu->m, tu->o, &st.stall_rate, &st.mapi,
+				    &tu->last_se);
+	if (ret && tu->m != t)
+		memcpy(t->why, tu->m->why, sizeof(t->why));
 	if (ret)
 		return ret;
 	if (measure) {
@@ -199,9 +217,11 @@ static int step(struct tuner *tu, double d, const char *what, int measure)
 			tu->r->steps++;
 		tu->d[tu->nr++] = d;
 		tu->r->stall_rate = st.stall_rate;
+		tu->last_rate = st.stall_rate;
 		if (tu->nr == 1 || st.stall_rate < tu->best_rate) {
 			tu->best = d;
 			tu->best_rate = st.stall_rate;
+			tu->best_se = tu->last_se;
 			memcpy(tu->best_w, st.weights, sizeof(st.weights));
 		}
 		if (st.mapi >= 0)
@@ -217,28 +237,49 @@ static int step(struct tuner *tu, double d, const char *what, int measure)
 	return 0;
 }
 
-static double clamp01(double d)
+static double clamp(const struct tuner *tu, double d)
 {
-	d = fmin(1, fmax(0, d));
+	d = fmin(1, fmax(tu->floor, d));
 	/* keep the grid exact: 0.1 * 3 is 0.30000000000000004 */
 	return round(d * 1e6) / 1e6;
 }
 
-/* Move from the best setting by 'by' while that helps; 1 if it did. */
+/*
+ * Is the last setting worse than the best beyond doubt?  Three times the
+ * standard error of the difference; the paper's search stops at any
+ * setting that is not better.
+ */
+static int surely_worse(const struct tuner *tu)
+{
+	double se = sqrt(tu->last_se * tu->last_se + tu->best_se * tu->best_se);
+
+	return tu->o->forward_only || tu->last_rate - tu->best_rate > 3 * se;
+}
+
+/*
+ * Move from the best setting by 'by' while that helps, or while the
+ * difference is within the noise of the measurements (a flat stretch
+ * must not end the search); 1 if a better setting was found.
+ */
 static int climb(struct tuner *tu, double by, const char *what, int *ret)
 {
 	const struct bwapd_tune_opts *o = tu->o;
+	double from = tu->best;
 	int helped = 0;
 
 	while (!*ret && tu->r->steps < o->max_steps) {
-		double d = clamp01(tu->best + by), before = tu->best;
+		double d = clamp(tu, from + by), before = tu->best;
 
 		if (measured(tu, d))
 			break;
 		*ret = step(tu, d, what, 1);
-		if (*ret || tu->best == before)
+		if (*ret)
 			break;
-		helped = 1;
+		if (tu->best != before)
+			helped = 1;
+		else if (surely_worse(tu))
+			break;
+		from = d;
 	}
 	return helped;
 }
@@ -260,19 +301,29 @@ static int search(struct tuner *tu)
 	return ret;
 }
 
+/* An empty result; the parameters checked before anything moves. */
+static int begin(struct bwapd_target *t, const struct bwapd_tune_opts *o,
+		 struct bwapd_tune_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->mapi = -1;
+	if (bwapd_tune_opts_check(o)) {
+		snprintf(t->why, sizeof(t->why), "bad tuner parameters");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int bwapd_tune(struct bwapd_target *t, const double *canonical,
 	       const struct bwapd_tune_opts *o, struct bwapd_tune_result *r)
 {
-	struct tuner tu = { .t = t, .o = o, .canonical = canonical, .r = r };
+	struct tuner tu = { .t = t, .m = t, .o = o, .canonical = canonical,
+			    .r = r, .floor = o->floor };
 	int ret;
 
-	memset(r, 0, sizeof(*r));
-	r->mapi = -1;
-	ret = bwapd_tune_opts_check(o);
-	if (ret) {
-		snprintf(t->why, sizeof(t->why), "bad tuner parameters");
+	ret = begin(t, o, r);
+	if (ret)
 		return ret;
-	}
 	ret = step(&tu, o->start, "start", 1);
 	if (!ret && r->mapi >= 0 && r->mapi < o->min_mapi) {
 		r->skipped = 1;
@@ -298,6 +349,61 @@ int bwapd_tune(struct bwapd_target *t, const double *canonical,
 	return ret;
 }
 
+/*
+ * Co-scheduled jobs (BWAP section III-B3).  Stage 1 finds the floor: the
+ * lowest DWP of the best-effort job at which the high-priority job is
+ * within 'protect' of its speed with the best-effort job's pages all on
+ * the best-effort job's own nodes (DWP 1).  The paper climbs from DWP 0
+ * while the high-priority job's stall rate falls; starting from the
+ * isolated end bounds the loss instead of stopping at the first small
+ * gain.  The high-priority job is measured by its cycles per instruction
+ * (the inverse of its speed), or its stall rate where instructions are
+ * not counted.  Stage 2 tunes the best-effort job on its own stalls,
+ * never below the floor.
+ */
+int bwapd_tune_cosched(struct bwapd_target *hi, struct bwapd_target *be,
+		       const double *canonical,
+		       const struct bwapd_tune_opts *o,
+		       struct bwapd_tune_result *r, double *floor)
+{
+	struct bwapd_tune_opts o1 = *o, o2;
+	struct tuner tu = { .t = be, .m = hi, .o = &o1,
+			    .canonical = canonical, .r = r };
+	double d, ref;
+	int ret;
+
+	ret = begin(be, o, r);
+	if (ret)
+		return ret;
+	if (o1.metric == BWAPD_METRIC_AUTO) {
+		struct bwapd_counters c;
+
+		ret = hi->ops->counters(hi, &c);
+		o1.metric = !ret && (c.have & BWAPD_HAVE_MAPI) ? BWAPD_CPI :
+			    BWAPD_STALL_RATE;
+	}
+	/* stage 1: the best-effort job's pages move, the other is measured */
+	ret = step(&tu, 1, "isolate", 1);
+	ref = tu.last_rate;
+	*floor = 1;
+	for (d = 1 - o->step; !ret && d > -1e-9 && r->steps < o->max_steps;
+	     d -= o->step) {
+		ret = step(&tu, clamp(&tu, d), "floor", 1);
+		if (ret || tu.last_rate > ref * (1 + o->protect))
+			break;
+		*floor = tu.cur;
+	}
+	if (ret) {
+		r->dwp = tu.cur;
+		return ret;
+	}
+	/* stage 2: the best-effort job on its own, from the floor up */
+	o2 = *o;
+	o2.start = *floor;
+	o2.floor = *floor;
+	return bwapd_tune(be, canonical, &o2, r);
+}
+
 int bwapd_tune_watch(struct bwapd_target *t, const struct bwapd_tune_opts *o,
 		     double rate, double seconds, int *changed)
 {
@@ -314,7 +420,7 @@ int bwapd_tune_watch(struct bwapd_target *t, const struct bwapd_tune_opts *o,
 			start = c.seconds;
 		if (seconds > 0 && c.seconds - start >= seconds)
 			return 0;
-		ret = bwapd_measure(t, o, &m, &mapi);
+		ret = bwapd_measure(t, o, &m, &mapi, NULL);
 		if (ret)
 			return ret;
 		run = fabs(m - rate) > o->phase_change * rate ? run + 1 : 0;

@@ -304,6 +304,29 @@ TEST_F(cli, tune_and_status)
 	EXPECT_NE(NULL, strstr(r.out, "stale")) TH_LOG("%s", r.out);
 }
 
+/* co-scheduled on the model; and what it refuses */
+TEST_F(cli, corun)
+{
+	char be[1024], hi[1024];
+	struct run r;
+
+	snprintf(be, sizeof(be), "%s/workloads/bandwidth-bound.json", BWM_DATADIR);
+	snprintf(hi, sizeof(hi), "%s/workloads/latency-bound.json", BWM_DATADIR);
+	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir '' --model %s --file %s tune --workload %s --workers 2-3 --corun %s --corun-workers 0",
+			   self->b, self->file, be, hi));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "or more keeps the high-priority job within 2 % of its speed"))
+		TH_LOG("%s", r.out);
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s tune --workload %s --workers 2-3 --corun %s",
+			   self->b, self->file, be, hi));
+	EXPECT_EQ(2, r.status);
+	EXPECT_NE(NULL, strstr(r.out, "--corun needs --corun-workers"));
+	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir '' --model %s --file %s tune --workload %s --workers 0-1 --corun %s --corun-workers 1",
+			   self->b, self->file, be, hi));
+	EXPECT_EQ(1, r.status);
+	EXPECT_NE(NULL, strstr(r.out, "must run on different nodes")) TH_LOG("%s", r.out);
+}
+
 /* tuner parameters out of range: refused, nothing run */
 TEST_F(cli, bad_tuner_parameters)
 {

@@ -370,4 +370,81 @@ TEST(dwp_one_keeps_every_node)
 	EXPECT_LT(200, w[0]);
 }
 
+/* Throughputs of two co-running workloads for B's weights (A's fixed). */
+static void corun_gbps(const struct bwm_machine *m, const struct bwm_workload *wl,
+		       const double *fa, const uint8_t *wb, double *ga, double *gb)
+{
+	struct bwm_placement pa, pb;
+	const struct bwm_placement *pp[2] = { &pa, &pb };
+	const struct bwm_workload *ww[2] = { &wl[0], &wl[1] };
+	struct bwm_prediction out[2];
+	double fb[BWM_MAX_NODES];
+
+	bwm_weights_to_fractions(wb, m->nr_nodes, fb);
+	bwm_placement_interleave(&pa, m->nr_nodes, fa);
+	bwm_placement_interleave(&pb, m->nr_nodes, fb);
+	if (bwm_predict_corun(m, 2, ww, pp, out)) {
+		*ga = *gb = -1;
+		return;
+	}
+	*ga = out[0].throughput_gbps;
+	*gb = out[1].throughput_gbps;
+}
+
+/*
+ * Co-scheduled (BWAP III-B3) on machine B: a latency-bound high-priority
+ * job on node 0, a bandwidth-bound best-effort job on nodes 2-3.  Tuned
+ * alone, the best-effort job keeps pages on node 0 and slows the other
+ * job down by 11 %; co-scheduled, the floor keeps the high-priority job
+ * within 2 % (the default --protect) of what it gets when the
+ * best-effort job stays on its own nodes, and the best-effort job still
+ * gains on that.
+ */
+TEST(coscheduled)
+{
+	struct bwm_machine m;
+	struct bwm_workload wl[2];
+	struct bwapd_target t[2];
+	struct bwapd_tune_opts o;
+	struct bwapd_tune_result r;
+	struct bwm_profile prof;
+	double canon[BWM_MAX_NODES], fa[BWM_MAX_NODES] = { 1, 0, 0, 0 };
+	double floor = -1, iso_a, iso_b, alone_a, alone_b, co_a, co_b;
+	uint8_t w1[BWAPD_MAX_NODES] = { 0 }, own[BWAPD_MAX_NODES] = { 1, 0, 0, 0 };
+	struct bwapd_migration mig;
+
+	ASSERT_EQ(0, bwm_test_load("bwap-b", "latency-bound", 0x1, &m, &wl[0]));
+	ASSERT_EQ(0, bwm_test_load("bwap-b", "bandwidth-bound", 0xc, &m, &wl[1]));
+	ASSERT_EQ(0, bwm_profile_run(&m, 0xc, 1, 0, NULL, &prof));
+	ASSERT_EQ(0, bwm_canonical_fractions(prof.bw, 4, 0xc, canon));
+	bwapd_tune_opts_default(&o);
+	/* B on its own nodes only: A undisturbed */
+	ASSERT_EQ(0, bwapd_dwp_weights(canon, 4, 0xc, 1, o.u8_err, w1));
+	corun_gbps(&m, wl, fa, w1, &iso_a, &iso_b);
+
+	/* B tuned as if alone */
+	ASSERT_EQ(0, bwapd_target_model_group(t, 2, &m, wl, 5, 0.01, NULL));
+	ASSERT_EQ(0, t[0].ops->migrate(&t[0], own, 4, &o.migrate, &mig));
+	ASSERT_EQ(0, bwapd_tune(&t[1], canon, &o, &r));
+	corun_gbps(&m, wl, fa, r.weights, &alone_a, &alone_b);
+	fprintf(stderr, "# alone: B at DWP %.3f: A %.3f GB/s (%.3f of isolated), B %.3f (%.3f)\n",
+		r.dwp, alone_a, alone_a / iso_a, alone_b, alone_b / iso_b);
+	bwapd_target_close(&t[0]);
+	bwapd_target_close(&t[1]);
+
+	/* co-scheduled */
+	ASSERT_EQ(0, bwapd_target_model_group(t, 2, &m, wl, 5, 0.01, NULL));
+	ASSERT_EQ(0, t[0].ops->migrate(&t[0], own, 4, &o.migrate, &mig));
+	ASSERT_EQ(0, bwapd_tune_cosched(&t[0], &t[1], canon, &o, &r, &floor));
+	corun_gbps(&m, wl, fa, r.weights, &co_a, &co_b);
+	fprintf(stderr, "# co-scheduled: floor %.3f, B at DWP %.3f: A %.3f GB/s (%.3f of isolated), B %.3f (%.3f)\n",
+		floor, r.dwp, co_a, co_a / iso_a, co_b, co_b / iso_b);
+	EXPECT_GE(r.dwp, floor);
+	EXPECT_GE(co_a, 0.97 * iso_a);
+	EXPECT_GE(co_b, iso_b);
+	EXPECT_GT_D(co_a, alone_a);
+	bwapd_target_close(&t[0]);
+	bwapd_target_close(&t[1]);
+}
+
 TEST_HARNESS_MAIN
