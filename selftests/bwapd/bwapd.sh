@@ -178,7 +178,7 @@ else
 	# exec: a program started under weighted interleave, tuned once it
 	# says it is steady (bwapd_stable()), followed until it exits
 	out=$(numactl --cpunodebind=0 bwapd --file $F --model "$MODEL" exec --workload "$WL" \
-		--wait-stable -- $HOLD --stable --seconds 60 64 2>&1)
+		--wait-stable -- $HOLD --stable --seconds 60 32 2>&1)
 	rc=$?
 	echo "$out" | sed 's/^/# /'
 	check "exec: the program's exit status" 0 $rc

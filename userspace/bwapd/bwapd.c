@@ -961,8 +961,9 @@ static int tune_target(const struct opts *o, pid_t pid)
 			       "memory-intensive, left at DWP 0\n", name, r.mapi,
 			       to.min_mapi);
 		else if (!o->json)
-			printf("%s: DWP %.3f after %d steps, %llu pages moved\n",
-			       name, r.dwp, r.steps, (unsigned long long)r.moved);
+			printf("%s: DWP %.3f after %d steps, %llu pages moved%s\n",
+			       name, r.dwp, r.steps, (unsigned long long)r.moved,
+			       r.failed ? " (some could not move: a node was full)" : "");
 		l.st.dwp = r.dwp;
 		if (!(o->watch >= 0) || r.skipped)
 			break;

@@ -381,6 +381,7 @@ struct bwapd_tune_result {
 	int steps;
 	int skipped;			/* not memory-intensive: left at DWP 0 */
 	uint64_t moved;
+	uint64_t failed;		/* pages the kernel did not move */
 	uint8_t weights[BWAPD_MAX_NODES];
 };
 

@@ -306,6 +306,12 @@ static int flush(struct mover *mv)
 		return 0;
 	ret = syscall(SYS_move_pages, mv->t->pid, (unsigned long)mv->queued,
 		      mv->addr, mv->nodes, mv->status, MPOL_MF_MOVE);
+	if (ret < 0 && errno == ENOMEM) {
+		/* a node is full: these pages stay where they are */
+		mv->m->failed += mv->queued;
+		mv->queued = 0;
+		return 0;
+	}
 	if (ret < 0) {
 		ret = -errno;
 		snprintf(mv->t->why, sizeof(mv->t->why),

@@ -203,6 +203,7 @@ static int step(struct tuner *tu, double d, const char *what, int measure)
 		return ret;
 	ret = t->ops->migrate(t, st.weights, n, &tu->o->migrate, &st.migration);
 	tu->r->moved += st.migration.moved;
+	tu->r->failed += st.migration.failed;
 	tu->cur = d;
 	memcpy(tu->r->weights, st.weights, sizeof(st.weights));
 	if (!ret && measure)
