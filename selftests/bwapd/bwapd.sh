@@ -155,6 +155,22 @@ else
 		fi
 	done
 
+	# another user's process: refused with the reason, nothing changed
+	if [ -x /usr/lib/wi/wi_runas ]; then
+		before=$(grep 'anon=' /proc/$hp/numa_maps | grep weighted)
+		out=$(/usr/lib/wi/wi_runas 65534 bwapd --run-dir "" --canonical "$canon" \
+			--model "$MODEL" tune --pid $hp --workload "$WL" 2>&1)
+		rc=$?
+		echo "$out" | sed 's/^/# /'
+		check "another user's process: exit status" 1 $rc
+		check "another user's process: says why" 1 \
+			"$(echo "$out" | grep -c 'numa_maps: Permission denied (another user.s process needs ptrace read access and CAP_SYS_NICE); nothing changed')"
+		check "another user's process: pages untouched" "$before" \
+			"$(grep 'anon=' /proc/$hp/numa_maps | grep weighted)"
+	else
+		skip "wi_runas not in the image"
+	fi
+
 	# no counters (no PMU in the test machine): a clear error, DWP 0 weights
 	out=$(bwapd --file $F tune --pid $hp 2>&1)
 	rc=$?

@@ -855,6 +855,12 @@ static int tune_target(const struct opts *o, pid_t pid)
 		rc = EXIT_USAGE;
 		goto out;
 	}
+	if (!pid && o->watch == 0) {
+		fprintf(stderr, "bwapd: --watch 0 follows a process until it exits; a "
+			"model never does: give seconds\n");
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	if (o->hi_pid) {
 		if (!pid || o->corun) {
 			fprintf(stderr, "bwapd: --high-priority needs --pid\n");
@@ -883,11 +889,17 @@ static int tune_target(const struct opts *o, pid_t pid)
 		ret = proc.ops->pages(&proc, pages, topo.nr_nodes);
 		for (j = 0; !ret && j < topo.nr_nodes; j++)
 			total += pages[j];
-		if (ret || !total) {
+		if (ret) {
+			fprintf(stderr, "bwapd: cannot see the pages of process %d: %s%s\n",
+				(int)pid, proc.why, ret == -EACCES || ret == -EPERM ?
+				" (another user's process needs ptrace read access and "
+				"CAP_SYS_NICE); nothing changed" : "");
+			goto out;
+		}
+		if (!total) {
 			fprintf(stderr, "bwapd: process %d has no anonymous memory under weighted "
-				"interleave%s%s (start it with \"bwapd exec\" or \"numactl "
-				"--weighted-interleave\")\n", (int)pid, ret ? ": " : "",
-				ret ? proc.why : "");
+				"interleave (start it with \"bwapd exec\" or \"numactl "
+				"--weighted-interleave\")\n", (int)pid);
 			goto out;
 		}
 	}
