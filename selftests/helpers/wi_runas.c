@@ -4,6 +4,7 @@
  * saved user and group IDs UID and no supplementary groups.  For the
  * permission tests in a test machine that has no user database.
  */
+#define _GNU_SOURCE
 #include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
