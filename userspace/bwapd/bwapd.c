@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -120,6 +121,16 @@ static int open_backend(const struct opts *o, struct bwapd_backend *b,
 		return error("topology", ret, why);
 	}
 	return 0;
+}
+
+/* This machine, even with --model: a process runs here. */
+static int open_here(const struct opts *o, struct bwapd_backend *b,
+		     struct bwapd_topology *t)
+{
+	struct opts here = *o;
+
+	here.model = NULL;
+	return open_backend(&here, b, t);
 }
 
 static const char *fallback_name(const struct bwapd_topology *t)
@@ -733,6 +744,40 @@ static int load_workload(const char *path, const struct bwm_machine *m,
 	return 0;
 }
 
+/*
+ * --corun: the high-priority workload (group[0], pages on its own
+ * nodes) beside the one tuned (group[1]) on the model; 0, 1 or EXIT_USAGE.
+ */
+static int corun_targets(const struct opts *o, const struct bwm_machine *m,
+			 const struct bwm_workload *wl,
+			 struct bwapd_target *group)
+{
+	uint8_t own[BWAPD_MAX_NODES] = { 0 };
+	struct bwm_workload two[2];
+	struct bwapd_migration mig;
+	uint32_t hw;
+	int j, ret;
+
+	if (!o->corun_workers) {
+		fprintf(stderr, "bwapd: --corun needs --corun-workers, and no --pid\n");
+		return EXIT_USAGE;
+	}
+	if (parse_workers(o->corun_workers, &hw) ||
+	    load_workload(o->corun, m, hw, &two[0]))
+		return EXIT_USAGE;
+	two[1] = *wl;
+	ret = bwapd_target_model_group(group, 2, m, two, o->seed, o->noise,
+				       NULL);
+	for (j = 0; !ret && j < m->nr_nodes; j++)
+		own[j] = hw & (1u << j) ? 1 : 0;
+	if (!ret)
+		ret = group[0].ops->migrate(&group[0], own, m->nr_nodes,
+					    &o->tune.migrate, &mig);
+	if (ret)
+		return error("model", ret, "the workloads must run on different nodes");
+	return 0;
+}
+
 static void process_comm(pid_t pid, char *buf, size_t len)
 {
 	char path[64];
@@ -767,15 +812,8 @@ static int tune_target(const struct opts *o, pid_t pid)
 	memset(&l, 0, sizeof(l));
 	l.json = o->json;
 	/* a process: this machine's topology and weights, whatever counts */
-	if (pid) {
-		struct opts here = *o;
-
-		here.model = NULL;
-		if (open_backend(&here, &b, &topo))
-			return 1;
-	} else if (open_backend(o, &b, &topo)) {
+	if (pid ? open_here(o, &b, &topo) : open_backend(o, &b, &topo))
 		return 1;
-	}
 	if (o->model && bwm_machine_load(o->model, &m, &err)) {
 		bwapd_backend_destroy(&b);
 		return 1;
@@ -812,33 +850,15 @@ static int tune_target(const struct opts *o, pid_t pid)
 			goto out;
 		workers = wl.workers;
 		if (o->corun) {
-			/* a high-priority workload beside it, on its own nodes */
-			struct bwm_workload two[2];
-			uint32_t hw;
-			uint8_t own[BWAPD_MAX_NODES] = { 0 };
-			struct bwapd_migration mig;
-
-			if (pid || !o->corun_workers ||
-			    parse_workers(o->corun_workers, &hw) ||
-			    load_workload(o->corun, &m, hw, &two[0])) {
-				if (pid || !o->corun_workers)
-					fprintf(stderr, "bwapd: --corun needs --corun-workers, "
-						"and no --pid\n");
+			if (pid) {
+				fprintf(stderr, "bwapd: --corun is for the model, not --pid\n");
 				rc = EXIT_USAGE;
 				goto out;
 			}
-			two[1] = wl;
-			ret = bwapd_target_model_group(group, 2, &m, two, o->seed,
-						       o->noise, NULL);
-			for (j = 0; !ret && j < m.nr_nodes; j++)
-				own[j] = hw & (1u << j) ? 1 : 0;
-			if (!ret)
-				ret = group[0].ops->migrate(&group[0], own, m.nr_nodes,
-							    &to.migrate, &mig);
-			if (ret) {
-				error("model", ret, "the workloads must run on different nodes");
+			rc = corun_targets(o, &m, &wl, group);
+			if (rc)
 				goto out;
-			}
+			rc = 1;
 			hi = &group[0];
 			t = &group[1];
 		} else {
@@ -1269,7 +1289,6 @@ static int exec_policy(const uint8_t *w, int nr,
 
 static int cmd_exec(struct opts *o, char **argv)
 {
-	struct opts here;
 	struct bwapd_backend b;
 	struct bwapd_topology topo;
 	double canon[BWAPD_MAX_NODES];
@@ -1281,9 +1300,7 @@ static int cmd_exec(struct opts *o, char **argv)
 	pid_t pid;
 
 	/* a real program on this machine, whatever counts its stalls */
-	here = *o;
-	here.model = NULL;
-	if (open_backend(&here, &b, &topo))
+	if (open_here(o, &b, &topo))
 		return 1;
 	if (bwapd_process_workers(0, &topo, &workers) ||
 	    canonical_of(o, &b, &topo, workers, canon) ||
@@ -1370,6 +1387,29 @@ static int cmd_exec(struct opts *o, char **argv)
 	return 128 + WTERMSIG(status);
 }
 
+/* The whole of s as a number: 0, or -EINVAL (junk, nothing, out of range). */
+static int dbl(const char *s, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	return end == s || *end || errno ? -EINVAL : 0;
+}
+
+static int whole(const char *s, int *v)
+{
+	char *end;
+	long l;
+
+	errno = 0;
+	l = strtol(s, &end, 10);
+	if (end == s || *end || errno || l < INT_MIN || l > INT_MAX)
+		return -EINVAL;
+	*v = (int)l;
+	return 0;
+}
+
 /*
  * The options of argv into o: 0, EXIT_USAGE, or -1 after --help.  Also
  * for the tuner options of a rule (optind reset by the caller; no usage
@@ -1440,8 +1480,8 @@ static int parse_opts(int argc, char **argv, struct opts *o, int *watch_set,
 				goto bad;
 			break;
 		case 'N':
-			o->noise = strtod(optarg, &end);
-			if (*end || !(o->noise >= 0 && o->noise < 1))
+			if (dbl(optarg, &o->noise) ||
+			    !(o->noise >= 0 && o->noise < 1))
 				goto bad;
 			break;
 		case 'j':
@@ -1454,13 +1494,13 @@ static int parse_opts(int argc, char **argv, struct opts *o, int *watch_set,
 			o->no_counters = 1;
 			break;
 		case 's':
-			o->seconds = strtod(optarg, &end);
-			if (*end || !(o->seconds >= 0.1 && o->seconds <= 3600))
+			if (dbl(optarg, &o->seconds) ||
+			    !(o->seconds >= 0.1 && o->seconds <= 3600))
 				goto bad;
 			break;
 		case 'e':
-			o->u8_err = strtod(optarg, &end);
-			if (*end || !(o->u8_err >= 0 && o->u8_err < 1))
+			if (dbl(optarg, &o->u8_err) ||
+			    !(o->u8_err >= 0 && o->u8_err < 1))
 				goto bad;
 			break;
 		case 'a':
@@ -1475,8 +1515,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, int *watch_set,
 				goto bad;
 			break;
 		case 'p':
-			o->pid = (pid_t)strtol(optarg, &end, 10);
-			if (*end || o->pid <= 0)
+			if (whole(optarg, &o->pid) || o->pid <= 0)
 				goto bad;
 			break;
 		case 'W':
@@ -1486,33 +1525,27 @@ static int parse_opts(int argc, char **argv, struct opts *o, int *watch_set,
 			o->workers = optarg;
 			break;
 		case 1000:
-			o->tune.samples = (int)strtol(optarg, &end, 10);
-			if (*end)
+			if (whole(optarg, &o->tune.samples))
 				goto bad;
 			break;
 		case 1001:
-			o->tune.trim = (int)strtol(optarg, &end, 10);
-			if (*end)
+			if (whole(optarg, &o->tune.trim))
 				goto bad;
 			break;
 		case 1002:
-			o->tune.period = strtod(optarg, &end);
-			if (*end)
+			if (dbl(optarg, &o->tune.period))
 				goto bad;
 			break;
 		case 1003:
-			o->tune.step = strtod(optarg, &end);
-			if (*end)
+			if (dbl(optarg, &o->tune.step))
 				goto bad;
 			break;
 		case 1004:
-			o->tune.fine_step = strtod(optarg, &end);
-			if (*end)
+			if (dbl(optarg, &o->tune.fine_step))
 				goto bad;
 			break;
 		case 1005:
-			o->tune.max_steps = (int)strtol(optarg, &end, 10);
-			if (*end)
+			if (whole(optarg, &o->tune.max_steps))
 				goto bad;
 			break;
 		case 1006:
@@ -1528,23 +1561,19 @@ static int parse_opts(int argc, char **argv, struct opts *o, int *watch_set,
 				goto bad;
 			break;
 		case 1008:
-			o->tune.min_mapi = strtod(optarg, &end);
-			if (*end)
+			if (dbl(optarg, &o->tune.min_mapi))
 				goto bad;
 			break;
 		case 1009:
-			o->tune.migrate.pages_per_s = strtod(optarg, &end);
-			if (*end)
+			if (dbl(optarg, &o->tune.migrate.pages_per_s))
 				goto bad;
 			break;
 		case 1010:
-			o->delay = strtod(optarg, &end);
-			if (*end || !(o->delay >= 0))
+			if (dbl(optarg, &o->delay) || !(o->delay >= 0))
 				goto bad;
 			break;
 		case 1011:
-			o->watch = strtod(optarg, &end);
-			if (*end || !(o->watch >= 0))
+			if (dbl(optarg, &o->watch) || !(o->watch >= 0))
 				goto bad;
 			*watch_set = 1;
 			break;
@@ -1564,13 +1593,11 @@ static int parse_opts(int argc, char **argv, struct opts *o, int *watch_set,
 			o->canonical = optarg;
 			break;
 		case 1018:
-			o->hi_pid = (pid_t)strtol(optarg, &end, 10);
-			if (*end || o->hi_pid <= 0)
+			if (whole(optarg, &o->hi_pid) || o->hi_pid <= 0)
 				goto bad;
 			break;
 		case 1019:
-			o->tune.protect = strtod(optarg, &end);
-			if (*end)
+			if (dbl(optarg, &o->tune.protect))
 				goto bad;
 			break;
 		case 1020:
@@ -1580,8 +1607,8 @@ static int parse_opts(int argc, char **argv, struct opts *o, int *watch_set,
 			o->corun_workers = optarg;
 			break;
 		case 1016:
-			o->scan = strtod(optarg, &end);
-			if (*end || !(o->scan >= 0.1 && o->scan <= 3600))
+			if (dbl(optarg, &o->scan) ||
+			    !(o->scan >= 0.1 && o->scan <= 3600))
 				goto bad;
 			break;
 		case 'h':

@@ -477,5 +477,7 @@ const struct bwapd_rule *bwapd_rules_match(const struct bwapd_rule *rules,
 int bwapd_read_text(const char *root, const char *path, char *buf,
 		    size_t len);
 uint64_t bwapd_fnv1a(uint64_t h, const void *data, size_t len);
+/* mkdir -p dir (0755); 0 or -errno. */
+int bwapd_mkdirs(const char *dir);
 
 #endif /* BWAPD_H */

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,23 +26,6 @@ static void entry_path(const char *dir, const struct bwapd_status *s,
 		snprintf(buf, len, "%s/model-%d.json", dir, (int)s->tuner);
 }
 
-/* mkdir -p */
-static int make_dirs(const char *dir)
-{
-	char path[4096], *p;
-
-	snprintf(path, sizeof(path), "%s", dir);
-	for (p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(path, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	return mkdir(path, 0755) && errno != EEXIST ? -errno : 0;
-}
-
 int bwapd_status_write(const char *dir, const struct bwapd_status *s)
 {
 	char path[4096], tmp[4200];
@@ -52,7 +34,7 @@ int bwapd_status_write(const char *dir, const struct bwapd_status *s)
 	FILE *f;
 	int j, ret = 0;
 
-	ret = make_dirs(dir);
+	ret = bwapd_mkdirs(dir);
 	if (ret)
 		return ret;
 	entry_path(dir, s, path, sizeof(path));

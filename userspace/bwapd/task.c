@@ -204,7 +204,11 @@ static int read_ends(pid_t pid, struct vmas *vs)
 	return 0;
 }
 
-static int read_vmas(struct bwapd_target *t, struct vmas *vs)
+/*
+ * The mappings the tuner steers and their pages per node; with 'ranges'
+ * also where each mapping is (for moving its pages).
+ */
+static int read_vmas(struct bwapd_target *t, struct vmas *vs, int ranges)
 {
 	char path[64], line[4096];
 	FILE *f;
@@ -224,6 +228,12 @@ static int read_vmas(struct bwapd_target *t, struct vmas *vs)
 
 		if (!parse_line(line, &v, t->nr_nodes))
 			continue;
+		for (j = 0; j < t->nr_nodes; j++) {
+			vs->pages[j] += v.pages[j];
+			vs->total += v.pages[j];
+		}
+		if (!ranges)
+			continue;
 		if (vs->nr == vs->cap) {
 			struct vma *nv;
 
@@ -237,13 +247,9 @@ static int read_vmas(struct bwapd_target *t, struct vmas *vs)
 			vs->v = nv;
 		}
 		vs->v[vs->nr++] = v;
-		for (j = 0; j < t->nr_nodes; j++) {
-			vs->pages[j] += v.pages[j];
-			vs->total += v.pages[j];
-		}
 	}
 	fclose(f);
-	if (!vs->total)
+	if (!ranges || !vs->total)
 		return 0;
 	ret = read_ends(t->pid, vs);
 	if (ret) {
@@ -256,14 +262,13 @@ static int read_vmas(struct bwapd_target *t, struct vmas *vs)
 static int task_pages(struct bwapd_target *t, uint64_t *pages, int nr)
 {
 	struct vmas vs;
-	int ret = read_vmas(t, &vs);
+	int ret = read_vmas(t, &vs, 0);
 
 	if (ret)
 		return ret;
 	memset(pages, 0, sizeof(*pages) * (size_t)nr);
 	memcpy(pages, vs.pages, sizeof(*pages) *
 	       (size_t)(nr < t->nr_nodes ? nr : t->nr_nodes));
-	free(vs.v);
 	return 0;
 }
 
@@ -355,11 +360,12 @@ static int move_range(struct mover *mv, unsigned long start, unsigned long end)
 		r = syscall(SYS_move_pages, mv->t->pid, (unsigned long)cnt, q,
 			    NULL, qs, 0);
 		if (r < 0) {
+			int err = errno;
+
 			snprintf(mv->t->why, sizeof(mv->t->why),
 				 "move_pages(process %d): %s", (int)mv->t->pid,
-				 strerror(errno));
-			return errno == ESRCH || task_alive(mv->t) ? -ESRCH :
-			       -errno;
+				 strerror(err));
+			return err == ESRCH || task_alive(mv->t) ? -ESRCH : -err;
 		}
 		for (i = 0; i < cnt; i++) {
 			int from = qs[i], to;
@@ -397,7 +403,7 @@ static int task_migrate(struct bwapd_target *t, const uint8_t *w, int nr,
 
 	memset(m, 0, sizeof(*m));
 	mv.start = now_s();
-	ret = read_vmas(t, &vs);
+	ret = read_vmas(t, &vs, 1);
 	if (ret || !vs.total)
 		return ret;
 	for (j = 0; j < mv.n && j < nr; j++)

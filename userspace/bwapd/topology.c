@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bwapd.h"
@@ -24,6 +25,22 @@ uint64_t bwapd_fnv1a(uint64_t h, const void *data, size_t len)
 		h *= 0x100000001b3ULL;
 	}
 	return h;
+}
+
+int bwapd_mkdirs(const char *dir)
+{
+	char path[4096], *p;
+
+	snprintf(path, sizeof(path), "%s", dir);
+	for (p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(path, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return mkdir(path, 0755) && errno != EEXIST ? -errno : 0;
 }
 
 int bwapd_read_text(const char *root, const char *path, char *buf,

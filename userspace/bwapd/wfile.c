@@ -95,9 +95,7 @@ static int mkdir_parent(const char *path)
 	if (!slash || slash == dir)
 		return 0;
 	*slash = 0;
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
+	return bwapd_mkdirs(dir);
 }
 
 int bwapd_file_write(const char *path, const struct bwapd_topology *t,

@@ -202,6 +202,8 @@ void bwm_rng_seed(struct bwm_rng *rng, uint64_t seed);
 uint64_t bwm_rng_next(struct bwm_rng *rng);
 double bwm_rng_uniform(struct bwm_rng *rng);	/* [0, 1) */
 double bwm_rng_normal(struct bwm_rng *rng);	/* mean 0, sd 1 */
+/* Relative noise: 1 + noise * N(0, 1), at least 0; 1 without rng or noise. */
+double bwm_noise_factor(struct bwm_rng *rng, double noise);
 
 /* ---- profiling run and canonical weights (BWAP Eq. 5) ---------------- */
 

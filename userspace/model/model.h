@@ -42,7 +42,4 @@ int bwm_solve(struct bwm_solver *s, const struct bwm_machine *m, int nwl,
 void bwm_maxmin_fill(int nf, const double *cap, int nr, const double *coef,
 		     double *x);
 
-/* 1 + noise * N(0, 1), at least 0; 1 without rng or noise. */
-double bwm_noise_factor(struct bwm_rng *rng, double noise);
-
 #endif /* BWM_MODEL_H */
