@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +85,18 @@ static int task_alive(struct bwapd_target *t)
 	fclose(f);
 	p = p ? strrchr(buf, ')') : NULL;
 	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X' ? 0 : -ESRCH;
+}
+
+/*
+ * After a failed call on the process: is it on its way out?  An exiting
+ * process loses its memory before it is a zombie (move_pages(2) then
+ * says EINVAL); its pidfd turns readable once it has exited.
+ */
+static int task_exiting(struct bwapd_target *t)
+{
+	struct pollfd p = { .fd = task_of(t)->pidfd, .events = POLLIN };
+
+	return task_alive(t) || poll(&p, 1, 200) > 0;
 }
 
 static int task_counters(struct bwapd_target *t, struct bwapd_counters *c)
@@ -323,8 +336,7 @@ static int flush(struct mover *mv)
 			 "move_pages(process %d): %s%s", (int)mv->t->pid,
 			 strerror(errno), errno == EPERM ?
 			 ": another user's process needs CAP_SYS_NICE" : "");
-		return ret == -ESRCH ? -ESRCH :
-		       task_alive(mv->t) ? -ESRCH : (int)ret;
+		return ret == -ESRCH || task_exiting(mv->t) ? -ESRCH : (int)ret;
 	}
 	for (i = 0; i < mv->queued; i++) {
 		if (mv->status[i] == mv->nodes[i])
@@ -365,7 +377,8 @@ static int move_range(struct mover *mv, unsigned long start, unsigned long end)
 			snprintf(mv->t->why, sizeof(mv->t->why),
 				 "move_pages(process %d): %s", (int)mv->t->pid,
 				 strerror(err));
-			return err == ESRCH || task_alive(mv->t) ? -ESRCH : -err;
+			return err == ESRCH || task_exiting(mv->t) ? -ESRCH :
+			       -err;
 		}
 		for (i = 0; i < cnt; i++) {
 			int from = qs[i], to;
