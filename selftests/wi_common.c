@@ -142,6 +142,12 @@ long wi_mbind(void *addr, size_t len, int mode, const struct wi_mask *m,
 
 int wi_page_nodes(const void *base, size_t npages, size_t stride, int *nodes)
 {
+	return wi_pid_page_nodes(0, base, npages, stride, nodes);
+}
+
+int wi_pid_page_nodes(pid_t pid, const void *base, size_t npages,
+		      size_t stride, int *nodes)
+{
 	void *pages[WI_MOVE_CHUNK];
 	size_t done = 0;
 
@@ -152,7 +158,8 @@ int wi_page_nodes(const void *base, size_t npages, size_t stride, int *nodes)
 			n = WI_MOVE_CHUNK;
 		for (i = 0; i < n; i++)
 			pages[i] = (char *)base + (done + i) * stride;
-		if (syscall(SYS_move_pages, 0, n, pages, NULL, nodes + done, 0))
+		if (syscall(SYS_move_pages, pid, n, pages, NULL, nodes + done,
+			    0))
 			return -errno;
 		done += n;
 	}

@@ -104,6 +104,9 @@ long wi_mbind(void *addr, size_t len, int mode, const struct wi_mask *m,
  * that could not be looked up gets a negative errno in nodes[].
  */
 int wi_page_nodes(const void *base, size_t npages, size_t stride, int *nodes);
+/* The same for pages of process pid (0: the caller). */
+int wi_pid_page_nodes(pid_t pid, const void *base, size_t npages,
+		      size_t stride, int *nodes);
 /* Write one byte into each of npages pages, one page at a time. */
 void wi_fault_pages(void *base, size_t npages, size_t stride);
 /* Read one byte of each page. */

@@ -415,8 +415,11 @@ TEST_F(weights, remote_set)
 	close(pidfd);
 }
 
-/* Run fn in a child with the given uid (and capabilities dropped). */
-static int as_user(uid_t uid, bool keep_nice, int (*fn)(int), int arg)
+/* Capabilities as_user() can drop (all below 32). */
+#define DROP(cap)	(1u << (cap))
+
+/* Run fn in a child with the given uid, without the capabilities drop. */
+static int as_user(uid_t uid, unsigned int drop, int (*fn)(int), int arg)
 {
 	struct __user_cap_header_struct h = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
@@ -432,12 +435,12 @@ static int as_user(uid_t uid, bool keep_nice, int (*fn)(int), int arg)
 		if (uid && (setresgid(uid, uid, uid) ||
 			    setresuid(uid, uid, uid)))
 			_exit(100);
-		if (!keep_nice) {
+		if (drop) {
 			if (syscall(SYS_capget, &h, d))
 				_exit(101);
-			d[0].effective &= ~(1u << CAP_SYS_NICE);
-			d[0].permitted &= ~(1u << CAP_SYS_NICE);
-			d[0].inheritable &= ~(1u << CAP_SYS_NICE);
+			d[0].effective &= ~drop;
+			d[0].permitted &= ~drop;
+			d[0].inheritable &= ~drop;
 			if (syscall(SYS_capset, &h, d))
 				_exit(102);
 		}
@@ -472,10 +475,12 @@ static int try_get(int pidfd)
 }
 
 /*
- * Permissions: those of migrate_pages(2).  The target runs as OTHER_UID.
- * Root may; the same user may; another user may not (no ptrace access);
- * root without CAP_SYS_NICE may not either, the target being another
- * user's, even though it passes the ptrace check.
+ * Permissions, one case per branch of the rule.  The target runs as
+ * OTHER_UID.  Its own process may; the same user may (ptrace access);
+ * another user may not (no ptrace access); root may, but not without
+ * CAP_SYS_PTRACE (no ptrace access to another user's process) nor without
+ * CAP_SYS_NICE (the target is another user's, though ptrace access is
+ * granted).  Reading takes ptrace access only.
  */
 TEST_F(weights, permissions)
 {
@@ -489,16 +494,147 @@ TEST_F(weights, permissions)
 	pidfd = wi_pidfd_open(pid);
 	ASSERT_LE(0, pidfd);
 
-	EXPECT_EQ(0, as_user(0, true, try_set, pidfd));
-	EXPECT_EQ(0, as_user(OTHER_UID, true, try_set, pidfd));
-	EXPECT_EQ(0, as_user(OTHER_UID, true, try_get, pidfd));
-	EXPECT_EQ(EPERM, as_user(NOBODY_UID, true, try_set, pidfd));
-	EXPECT_EQ(EPERM, as_user(NOBODY_UID, true, try_get, pidfd));
-	EXPECT_EQ(EPERM, as_user(0, false, try_set, pidfd));
+	EXPECT_EQ(0, as_user(0, 0, try_set, pidfd));
+	EXPECT_EQ(0, as_user(OTHER_UID, 0, try_set, pidfd));
+	EXPECT_EQ(0, as_user(OTHER_UID, 0, try_get, pidfd));
+	EXPECT_EQ(EPERM, as_user(NOBODY_UID, 0, try_set, pidfd));
+	EXPECT_EQ(EPERM, as_user(NOBODY_UID, 0, try_get, pidfd));
+	EXPECT_EQ(EPERM, as_user(0, DROP(CAP_SYS_PTRACE), try_set, pidfd));
+	EXPECT_EQ(EPERM, as_user(0, DROP(CAP_SYS_PTRACE), try_get, pidfd));
+	EXPECT_EQ(EPERM, as_user(0, DROP(CAP_SYS_NICE), try_set, pidfd));
 	/* Reading needs no CAP_SYS_NICE. */
-	EXPECT_EQ(0, as_user(0, false, try_get, pidfd));
+	EXPECT_EQ(0, as_user(0, DROP(CAP_SYS_NICE), try_get, pidfd));
 
 	EXPECT_EQ(0, finish_target(pid, go, 'x'));
+	close(pidfd);
+}
+
+/* A child of uid that makes itself non-dumpable and waits on a pipe. */
+static pid_t spawn_nondumpable(uid_t uid, int *go)
+{
+	int pipefd[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(pipefd))
+		return -1;
+	pid = fork();
+	if (pid) {
+		close(pipefd[0]);
+		*go = pipefd[1];
+		return pid;
+	}
+	close(pipefd[1]);
+	if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+		_exit(10);
+	prctl(PR_SET_DUMPABLE, 0);
+	_exit(read(pipefd[0], &c, 1) == 1 ? 0 : 11);
+}
+
+/*
+ * A process that made itself non-dumpable (as a set-user-ID program is)
+ * refuses ptrace access to its own user: its weights are out of that
+ * user's reach; root, with CAP_SYS_PTRACE, still may.
+ */
+TEST_F(weights, permissions_nondumpable)
+{
+	int go, pidfd;
+	pid_t pid;
+
+	WI_TEST_START();
+	pid = spawn_nondumpable(OTHER_UID, &go);
+	ASSERT_LT(0, pid);
+	pidfd = wi_pidfd_open(pid);
+	ASSERT_LE(0, pidfd);
+	EXPECT_EQ(EPERM, as_user(OTHER_UID, 0, try_set, pidfd));
+	EXPECT_EQ(EPERM, as_user(OTHER_UID, 0, try_get, pidfd));
+	EXPECT_EQ(0, as_user(0, 0, try_set, pidfd));
+	EXPECT_EQ(0, finish_target(pid, go, 'x'));
+	close(pidfd);
+}
+
+/*
+ * A kernel thread has no address space and no weights: EINVAL, as
+ * migrate_pages(2) answers for one.  kthreadd is PID 2.
+ */
+TEST_F(weights, kernel_thread)
+{
+	uint8_t vec[WI_WEIGHTS_MAX_NODES] = { 0 };
+	char comm[32] = "";
+	int pidfd;
+
+	WI_TEST_START();
+	wi_read_file("/proc/2/comm", comm, sizeof(comm));
+	if (strncmp(comm, "kthreadd", 8))
+		SKIP(return, "PID 2 is not kthreadd here");
+	pidfd = wi_pidfd_open(2);
+	ASSERT_LE(0, pidfd);
+	vec[self->nodes[0]] = 2;
+	errno = 0;
+	EXPECT_EQ(-1, wi_set_task_weights(pidfd, vec, self->nr_node_ids, 0));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(-1, wi_set_task_weights(pidfd, NULL, 0, 0));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(-1, wi_get_task_weights(pidfd, vec, self->nr_node_ids, 0));
+	EXPECT_EQ(EINVAL, errno);
+	close(pidfd);
+}
+
+static void *park(void *arg)
+{
+	int fd = *(int *)arg;
+	char c;
+
+	_exit(read(fd, &c, 1) == 1 ? 0 : 11);
+	return NULL;
+}
+
+/*
+ * The thread group leader has exited while another thread runs on: the
+ * process is alive, its weights can be set and read through its pidfd.
+ */
+TEST_F(weights, leader_exited)
+{
+	uint8_t vec[WI_WEIGHTS_MAX_NODES] = { 0 }, got[WI_WEIGHTS_MAX_NODES];
+	int pipefd[2], pidfd, status, i;
+	char state[512] = "";
+	char path[64];
+	pthread_t th;
+	pid_t pid;
+
+	WI_TEST_START();
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(pipefd[1]);
+		if (pthread_create(&th, NULL, park, &pipefd[0]))
+			_exit(12);
+		pthread_exit(NULL);
+	}
+	close(pipefd[0]);
+	pidfd = wi_pidfd_open(pid);
+	ASSERT_LE(0, pidfd);
+	/* Wait until the leader is a zombie ("Z" in its stat). */
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	for (i = 0; i < 20000 && !strstr(state, ") Z "); i++) {
+		usleep(1000);
+		wi_read_file(path, state, sizeof(state));
+	}
+	ASSERT_NE(NULL, strstr(state, ") Z ")) TH_LOG("%s", state);
+
+	vec[self->nodes[0]] = 2;
+	EXPECT_EQ(0, wi_set_task_weights(pidfd, vec, self->nr_node_ids, 0));
+	EXPECT_EQ(self->nr_node_ids,
+		  wi_get_task_weights(pidfd, got, self->nr_node_ids, 0));
+	EXPECT_EQ(0, memcmp(got, vec, self->nr_node_ids));
+
+	ASSERT_EQ(1, write(pipefd[1], "x", 1));
+	close(pipefd[1]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	close(pidfd);
 }
 
