@@ -8,8 +8,10 @@
  * Faults a region page by page under each policy, rounds interleaved so
  * that drift hits every variant alike, and reports the median time per
  * page and the ratios weighted / plain interleave and per-process / global
- * weights.  Then times set_mempolicy(2) against set_mempolicy_weights(2)
- * on the caller and on another process.
+ * weights.  Then the vmalloc() of a large file descriptor table (the bulk
+ * page allocator) under weighted and plain interleave, and
+ * set_mempolicy(2) against set_mempolicy_weights(2) on the caller and on
+ * another process.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -130,6 +133,85 @@ static void ratio(struct variant *v, int n, const char *num, const char *den,
 		printf("  %-48s %.3f\n", label, a->median / b->median);
 }
 
+/*
+ * vmalloc(): growing the file descriptor table to NR_FDS entries makes the
+ * kernel vmalloc() an 8 MiB table for the task, in 4 KiB pages from the
+ * bulk allocator under the task policy when booted with nohugevmalloc.
+ */
+#define NR_FDS		(1L << 20)
+#define TABLE_PAGES	(NR_FDS * sizeof(void *) / WI_PAGE_SIZE)
+
+/* Nanoseconds per table page for one growth, in a child (fresh table). */
+static double vmalloc_ns(struct bench *b, int mode)
+{
+	struct rlimit rl = { NR_FDS, NR_FDS };
+	struct wi_mask mask;
+	double t[2] = { 0, 0 };
+	int pipefd[2], status;
+	pid_t pid;
+
+	if (pipe(pipefd))
+		die("pipe");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		wi_mask_from_nodes(&mask, b->nodes, b->nr);
+		if (setrlimit(RLIMIT_NOFILE, &rl) ||
+		    wi_set_mempolicy(mode, &mask))
+			_exit(1);
+		t[0] = now_ns();
+		if (dup2(0, NR_FDS - 1) != NR_FDS - 1)
+			_exit(2);
+		t[1] = now_ns();
+		_exit(write(pipefd[1], t, sizeof(t)) == sizeof(t) ? 0 : 3);
+	}
+	close(pipefd[1]);
+	if (read(pipefd[0], t, sizeof(t)) != sizeof(t))
+		t[0] = t[1] = -1;
+	close(pipefd[0]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return -1;
+	return (t[1] - t[0]) / TABLE_PAGES;
+}
+
+/*
+ * Weighted against plain interleave for the vmalloc() of a large file
+ * descriptor table, median of rounds alternating the two.  Returns the
+ * ratio, or 0 where it cannot be measured.
+ */
+static double bench_vmalloc(struct bench *b, int rounds)
+{
+	double wi[MAX_ROUNDS], il[MAX_ROUNDS];
+	char cmdline[4096] = "";
+	int r;
+
+	wi_read_file("/proc/cmdline", cmdline, sizeof(cmdline));
+	if (!strstr(cmdline, "nohugevmalloc") ||
+	    wi_read_long("/proc/sys/fs/nr_open") < NR_FDS) {
+		printf("\nvmalloc: not measured (needs nohugevmalloc and nr_open >= %ld)\n",
+		       NR_FDS);
+		return 0;
+	}
+	for (r = 0; r < rounds; r++) {
+		if (r & 1) {
+			wi[r] = vmalloc_ns(b, MPOL_WEIGHTED_INTERLEAVE);
+			il[r] = vmalloc_ns(b, MPOL_INTERLEAVE);
+		} else {
+			il[r] = vmalloc_ns(b, MPOL_INTERLEAVE);
+			wi[r] = vmalloc_ns(b, MPOL_WEIGHTED_INTERLEAVE);
+		}
+		if (wi[r] < 0 || il[r] < 0)
+			die("growing the file descriptor table");
+	}
+	printf("\nvmalloc of a %lu-page file descriptor table (median of %d rounds):\n",
+	       TABLE_PAGES, rounds);
+	printf("  %-48s %8.1f ns/page\n", "interleave, task", median(il, rounds));
+	printf("  %-48s %8.1f ns/page\n", "weighted, task", median(wi, rounds));
+	return median(wi, rounds) / median(il, rounds);
+}
+
 /* Nanoseconds per call of fn over n calls. */
 static double per_call(long (*fn)(struct bench *, int), struct bench *b,
 		       int arg, long n)
@@ -224,6 +306,7 @@ int main(int argc, char **argv)
 	int nv = sizeof(v) / sizeof(v[0]), rounds = 7, r, i, opt;
 	unsigned int w[WI_MAX_NODES];
 	long mib = 128, calls = 20000;
+	double vmalloc_ratio;
 	bool own;
 	struct bench b;
 	char buf[256];
@@ -298,6 +381,8 @@ int main(int argc, char **argv)
 		v[i].median = median(v[i].ns, rounds);
 		printf("  %-48s %8.1f ns/page\n", v[i].name, v[i].median);
 	}
+	vmalloc_ratio = bench_vmalloc(&b, rounds);
+
 	printf("\nRatios:\n");
 	ratio(v, nv, "weighted, task", "interleave, task",
 	      "weighted / interleave, task policy");
@@ -307,6 +392,9 @@ int main(int argc, char **argv)
 	      "own / global weights, task policy");
 	ratio(v, nv, "weighted, vma, own weights", "weighted, vma",
 	      "own / global weights, VMA policy");
+	if (vmalloc_ratio > 0)
+		printf("  %-48s %.3f\n", "weighted / interleave, vmalloc",
+		       vmalloc_ratio);
 
 	if (own)
 		bench_syscalls(&b, calls);
