@@ -13,6 +13,10 @@
 #   wi.mode=shell   interactive shell on the console (ttyS0)
 #   wi.timeout=SECS per-program time limit (default 900)
 #   wi.args=A,B,... arguments for wi_demo or wi_bench (commas for spaces)
+#   wi.only=A,B,... test mode runs only these /selftests programs (a
+#                   topology made for them, e.g. the hotplug machine)
+#   wi.hotplug=TTY  the serial line on which the host hot-adds DIMMs
+#                   (scripts/vm-hotplug.py); read by the tests
 #
 # Every program runs as root with cwd /tmp and stdin from /dev/null. When
 # the run is over "WI-INIT: done" is printed on the console: its absence
@@ -70,12 +74,14 @@ hostname wi-test 2>/dev/null || true
 MODE="test"
 TIMEOUT=900
 ARGS=''
+ONLY=''
 read -r cmdline </proc/cmdline || true
 for arg in $cmdline; do
 	case $arg in
 	wi.mode=*) MODE=${arg#wi.mode=} ;;
 	wi.timeout=*) TIMEOUT=${arg#wi.timeout=} ;;
 	wi.args=*) ARGS=$(echo "${arg#wi.args=}" | tr , ' ') ;;
+	wi.only=*) ONLY=$(echo "${arg#wi.only=}" | tr , ' ') ;;
 	esac
 done
 
@@ -121,8 +127,17 @@ kmemleak_scan() {
 
 case $MODE in
 test)
-	for t in /wi/checks/* /selftests/*; do
-		if [ ! -f "$t" ] || [ ! -x "$t" ]; then
+	all="/wi/checks/* /selftests/*"
+	if [ -n "$ONLY" ]; then
+		all=''
+		for t in $ONLY; do
+			all="$all /selftests/$t"
+		done
+	fi
+	# shellcheck disable=SC2086 # the globs and the list are split here
+	for t in $all; do
+		# A program named in wi.only= runs (and fails) even if missing.
+		if [ -z "$ONLY" ] && { [ ! -f "$t" ] || [ ! -x "$t" ]; }; then
 			continue
 		fi
 		case ${t##*/} in

@@ -4,7 +4,7 @@
 # Boot the test kernel under QEMU (TCG) on an emulated NUMA machine and
 # collect the results as TAP.
 #
-# usage: vm-run.sh --kernel BZIMAGE --initrd CPIO --topology numa4|cxl
+# usage: vm-run.sh --kernel BZIMAGE --initrd CPIO --topology numa4|cxl|hotplug
 #                  --mode test|demo|bench|shell --out DIR [--timeout SECS]
 #                  [--append "EXTRA CMDLINE"]
 #
@@ -79,6 +79,11 @@ case $MODE in test|demo|bench|shell) ;; *) die "unknown mode '$MODE'" ;; esac
 # from node i. HMAT access latency/bandwidth for every initiator->target
 # pair follow the distances: latency = 10 ns per distance unit,
 # bandwidth = 240000/distance MiB/s (local DRAM: 100 ns, ~24 GB/s).
+# A node with 0 MiB has no memory at boot; HOTPLUG=1 gives the machine
+# DIMM slots and scripts/vm-hotplug.py, which hot-adds DIMMs to such nodes
+# when the guest asks on ttyS2. ONLY= names the programs a test run of the
+# topology is for (the others need memory on every node).
+HOTPLUG=0 ONLY=''
 topology() {
 	case $1 in
 	numa4)
@@ -108,8 +113,23 @@ topology() {
 			"34 24 44 10"
 		)
 		;;
+	hotplug)
+		# A DRAM node with a CPU, a node with a CPU and a CPU-less
+		# node (a CXL expander behind node 0), both without memory
+		# until a DIMM is hot-added to them.
+		SOCKETS=2 CORES=1
+		NODE_MEM=(512 0 0)
+		NODE_CPUS=(0 1 -)
+		NODE_INIT=(0 1 0)
+		DIST=(
+			"10 20 24"
+			"20 10 34"
+			"24 34 10"
+		)
+		HOTPLUG=1 ONLY=wi_hotplug
+		;;
 	*)
-		die "unknown topology '$1' (known: numa4 cxl)"
+		die "unknown topology '$1' (known: numa4 cxl hotplug)"
 		;;
 	esac
 }
@@ -127,8 +147,11 @@ total_mem=0
 numa_args=()
 for ((i = 0; i < NODES; i++)); do
 	total_mem=$((total_mem + NODE_MEM[i]))
-	numa_args+=(-object "memory-backend-ram,id=mem$i,size=${NODE_MEM[i]}M")
-	node="node,nodeid=$i,memdev=mem$i,initiator=${NODE_INIT[i]}"
+	node="node,nodeid=$i,initiator=${NODE_INIT[i]}"
+	if [ "${NODE_MEM[i]}" -gt 0 ]; then
+		numa_args+=(-object "memory-backend-ram,id=mem$i,size=${NODE_MEM[i]}M")
+		node+=",memdev=mem$i"
+	fi
 	if [ "${NODE_CPUS[i]}" != - ]; then
 		node+=",cpus=${NODE_CPUS[i]}"
 	fi
@@ -163,13 +186,27 @@ cmdline="console=ttyS0,115200 oops=panic panic=-1 kmemleak=on nohugevmalloc"
 cmdline+=" wi.mode=$MODE wi.topo=$TOPO wi.dist=$(join / "${rows[@]}")"
 cmdline+=" wi.cpus=$(join / "${NODE_CPUS[@]}") wi.init=$(join , "${NODE_INIT[@]}")"
 [ -z "${VM_TEST_TIMEOUT:-}" ] || cmdline+=" wi.timeout=$VM_TEST_TIMEOUT"
+[ "$MODE" != test ] || [ -z "$ONLY" ] || cmdline+=" wi.only=$ONLY"
+[ "$HOTPLUG" = 0 ] || cmdline+=" wi.hotplug=/dev/ttyS2"
 [ -z "$ICOUNT_APPEND" ] || cmdline+=" $ICOUNT_APPEND"
 [ -z "$EXTRA_APPEND" ] || cmdline+=" $EXTRA_APPEND"
 
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
-rm -rf "$OUT/tap" "$OUT/console.log" "$OUT/ttyS1.log" "$OUT/timing"
+rm -rf "$OUT/tap" "$OUT/console.log" "$OUT/ttyS1.log" "$OUT/timing" \
+	"$OUT/hotplug.log" "$OUT/qmp.sock" "$OUT/ctl.in" "$OUT/ctl.out"
 mkdir -p "$OUT/tap"
+
+# Memory hotplug: DIMM slots, QMP, and ttyS2 to ask for DIMMs on.
+mem_arg="${total_mem}M"
+hotplug_args=()
+if [ "$HOTPLUG" = 1 ]; then
+	mem_arg+=",slots=4,maxmem=$((total_mem + 4096))M"
+	mkfifo "$OUT/ctl.in" "$OUT/ctl.out"
+	# shellcheck disable=SC2054 # commas are part of QEMU's option syntax
+	hotplug_args=(-qmp "unix:$OUT/qmp.sock,server=on,wait=off"
+		      -chardev "pipe,id=ctl,path=$OUT/ctl" -serial chardev:ctl)
+fi
 
 # shellcheck disable=SC2054 # commas are part of QEMU's option syntax
 if [ "$MODE" = shell ]; then
@@ -183,11 +220,12 @@ fi
 # shellcheck disable=SC2054
 qemu=(
 	"$QEMU" -accel "$QEMU_ACCEL" "${ICOUNT[@]}" -machine pc,hmat=on -cpu "$QEMU_CPU"
-	-smp "$ncpus,sockets=$SOCKETS,cores=$CORES,threads=1" -m "${total_mem}M"
+	-smp "$ncpus,sockets=$SOCKETS,cores=$CORES,threads=1" -m "$mem_arg"
 	"${numa_args[@]}"
 	-nodefaults -no-user-config -display none -no-reboot
 	"${console[@]}"
 	-chardev "file,id=out,path=$OUT/ttyS1.log" -serial chardev:out
+	"${hotplug_args[@]}"
 	-kernel "$KERNEL" -initrd "$INITRD" -append "$cmdline"
 )
 printf '%q ' "${qemu[@]}" >"$OUT/qemu-cmdline"
@@ -196,6 +234,12 @@ echo >>"$OUT/qemu-cmdline"
 info "booting $TOPO ($NODES nodes, $ncpus vCPUs, ${total_mem} MiB) in $MODE mode, timeout ${TIMEOUT}s; logs in $OUT"
 start=$(date +%s)
 rc=0
+helper=''
+if [ "$HOTPLUG" = 1 ]; then
+	"$REPO_ROOT/scripts/vm-hotplug.py" --qmp "$OUT/qmp.sock" \
+		--ctl "$OUT/ctl" --log "$OUT/hotplug.log" &
+	helper=$!
+fi
 if [ "$MODE" = shell ]; then
 	timeout --foreground -k 10 "$TIMEOUT" "${qemu[@]}" || rc=$?
 else
@@ -203,6 +247,10 @@ else
 fi
 end=$(date +%s)
 wall=$((end - start))
+if [ -n "$helper" ]; then
+	kill "$helper" 2>/dev/null || true
+	wait "$helper" 2>/dev/null || true
+fi
 
 # --- results ------------------------------------------------------------------------
 touch "$OUT/console.log" "$OUT/ttyS1.log"

@@ -485,6 +485,74 @@ static struct {
 	char value[WI_MAX_EXTRA][64];
 } wi_saved;
 
+int wi_auto_mode(void)
+{
+	char buf[16];
+
+	if (wi_read_file(WI_SYSFS_DIR "/auto", buf, sizeof(buf)) <= 0)
+		return -1;
+	return !strcmp(buf, "true\n");
+}
+
+/* min(read, write) bandwidth from CPUs (access class 1), 0 if unknown */
+static long node_bandwidth(int node)
+{
+	char path[128];
+	long r, w;
+
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/node/node%d/access1/initiators/read_bandwidth",
+		 node);
+	r = wi_read_long(path);
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/node/node%d/access1/initiators/write_bandwidth",
+		 node);
+	w = wi_read_long(path);
+	if (r <= 0 || w <= 0)
+		return 0;
+	return r < w ? r : w;
+}
+
+static unsigned int gcd_u(unsigned int a, unsigned int b)
+{
+	while (b) {
+		unsigned int t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+int wi_auto_weights(unsigned int *w)
+{
+	int mem[WI_MAX_NODES], n, i;
+	long bw[WI_MAX_NODES], total = 0;
+	unsigned int div = 0;
+
+	for (i = 0; i < WI_MAX_NODES; i++)
+		w[i] = 1;
+	n = wi_memory_nodes(mem, WI_MAX_NODES);
+	if (n <= 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		bw[i] = node_bandwidth(mem[i]);
+		total += bw[i];
+	}
+	if (!total)
+		return -1;
+	for (i = 0; i < n; i++) {
+		long x = bw[i] * WI_AUTO_SCALE / total;
+
+		if (bw[i])
+			w[mem[i]] = x < 1 ? 1 : x;
+		div = gcd_u(div, w[mem[i]]);
+	}
+	for (i = 0; i < n; i++)
+		w[mem[i]] /= div;
+	return 0;
+}
+
 static bool is_node_file(const char *name)
 {
 	const char *p;

@@ -158,9 +158,20 @@ int wi_read_weight(int node);
 long wi_write_weight_raw(int node, const void *buf, size_t len);
 int wi_set_weight(int node, unsigned int weight);
 int wi_set_weights(const int *nodes, const unsigned int *weights, int nr);
+/* The "auto" switch: 1 true, 0 false, -1 no such file. */
+int wi_auto_mode(void);
+/*
+ * The weights auto mode derives, indexed by node id (WI_MAX_NODES
+ * entries): each memory node's share of the total bandwidth from the
+ * nearest CPUs (access1, min of read and write) scaled to WI_AUTO_SCALE,
+ * at least 1, divided by the weights' greatest common divisor; 1 for
+ * every other node.  -1 if no node has bandwidth data.
+ */
+#define WI_AUTO_SCALE	32
+int wi_auto_weights(unsigned int *w);
 /*
  * Remember the state of the non-node files of the sysfs directory (the
- * "auto" switch of newer kernels) so that it can be put back.
+ * "auto" switch) so that it can be put back.
  */
 void wi_state_save(void);
 /* Write 1 to every nodeN file, then restore what wi_state_save() saw. */

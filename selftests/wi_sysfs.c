@@ -139,18 +139,124 @@ TEST_F(wi_sysfs, file_mode_0644)
 	}
 }
 
-TEST_F(wi_sysfs, default_weight_is_one)
+/*
+ * At boot the weights are those auto mode derives from the HMAT
+ * bandwidths (this tree, upstream 6.16 and later), or 1 everywhere on
+ * kernels without auto mode.  Setup may have run tests before, but every
+ * test puts the auto switch back.
+ */
+TEST_F(wi_sysfs, default_weights)
 {
-	char path[128], buf[16];
-	int i;
+	unsigned int want[WI_MAX_NODES];
+	int i, mode = wi_auto_mode();
 
 	WI_TEST_START();
-
-	for (i = 0; i < self->nr; i++) {
-		wi_weight_path(self->nodes[i], path, sizeof(path));
-		ASSERT_LT(0, wi_read_file(path, buf, sizeof(buf)));
-		EXPECT_STREQ("1\n", buf) TH_LOG("%s", path);
+	if (wi_is_project_kernel() || wi_upstream_at_least(6, 16)) {
+		ASSERT_NE(-1, mode) TH_LOG("no auto file");
 	}
+	for (i = 0; i < WI_MAX_NODES; i++)
+		want[i] = 1;
+	if (mode == 1) {
+		ASSERT_EQ(0, wi_auto_weights(want)) TH_LOG("no HMAT bandwidth");
+	}
+	if (mode == 0)
+		TH_LOG("auto is false: expecting weights of 1");
+	for (i = 0; i < self->nr; i++)
+		EXPECT_EQ((int)want[self->nodes[i]],
+			  wi_read_weight(self->nodes[i]))
+			TH_LOG("node %d", self->nodes[i]);
+}
+
+static long write_auto(const char *s)
+{
+	int fd = open(WI_SYSFS_DIR "/auto", O_WRONLY);
+	long ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, s, strlen(s));
+	if (ret < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static void expect_weights(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(wi_sysfs) *self,
+			   const unsigned int *want, const char *what)
+{
+	int i;
+
+	for (i = 0; i < self->nr; i++)
+		EXPECT_EQ((int)want[self->nodes[i]],
+			  wi_read_weight(self->nodes[i]))
+			TH_LOG("%s: node %d", what, self->nodes[i]);
+}
+
+/*
+ * The auto switch, upstream's ABI: "true"/"false"; any kstrtobool()
+ * string switches; a nodeN write switches to manual; "true" derives the
+ * weights again; other strings fail with EINVAL and change nothing.
+ */
+TEST_F(wi_sysfs, auto_switch)
+{
+	static const char *const bad[] = { "maybe", "\n", "2", "x", "-1" };
+	static const char *const on[] = { "1", "y", "Y", "on", "true\n" };
+	static const char *const off[] = { "0", "n", "N", "off", "false\n" };
+	unsigned int derived[WI_MAX_NODES], now[WI_MAX_NODES];
+	struct stat st;
+	size_t i;
+	int k;
+
+	WI_TEST_START();
+	if (wi_auto_mode() < 0) {
+		ASSERT_FALSE(wi_is_project_kernel() ||
+			     wi_upstream_at_least(6, 16)) TH_LOG("no auto file");
+		SKIP(return, "kernel without auto mode (before 6.16)");
+	}
+	ASSERT_EQ(0, stat(WI_SYSFS_DIR "/auto", &st));
+	EXPECT_EQ(0664U, st.st_mode & 07777);
+	ASSERT_EQ(0, wi_auto_weights(derived)) TH_LOG("no HMAT bandwidth");
+
+	ASSERT_LT(0, write_auto("true"));
+	EXPECT_EQ(1, wi_auto_mode());
+	expect_weights(_metadata, self, derived, "auto");
+
+	/* A weight written by hand ends auto mode and stays. */
+	ASSERT_EQ(0, wi_set_weight(self->nodes[0], 7));
+	EXPECT_EQ(0, wi_auto_mode());
+	EXPECT_EQ(7, wi_read_weight(self->nodes[0]));
+
+	/* Bad strings change nothing, in either mode. */
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			EXPECT_EQ(-EINVAL, write_auto(bad[i]))
+				TH_LOG("\"%s\"", bad[i]);
+			EXPECT_EQ(k, wi_auto_mode());
+		}
+		if (!k) {
+			EXPECT_EQ(7, wi_read_weight(self->nodes[0]));
+			ASSERT_LT(0, write_auto("1"));
+		}
+	}
+	expect_weights(_metadata, self, derived, "auto again");
+
+	/* Every true and false spelling; false keeps the weights. */
+	for (i = 0; i < sizeof(on) / sizeof(on[0]); i++) {
+		ASSERT_LT(0, write_auto(off[i])) TH_LOG("\"%s\"", off[i]);
+		EXPECT_EQ(0, wi_auto_mode());
+		expect_weights(_metadata, self, derived, off[i]);
+		ASSERT_LT(0, write_auto(on[i])) TH_LOG("\"%s\"", on[i]);
+		EXPECT_EQ(1, wi_auto_mode());
+	}
+
+	/* "true" while manual derives the weights again. */
+	for (k = 0; k < WI_MAX_NODES; k++)
+		now[k] = 2;
+	ASSERT_EQ(0, wi_set_weights(self->nodes, now, self->nr));
+	expect_weights(_metadata, self, now, "manual");
+	ASSERT_LT(0, write_auto("true"));
+	expect_weights(_metadata, self, derived, "back to auto");
 }
 
 struct good_write {
