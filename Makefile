@@ -19,7 +19,7 @@ BENCH_BZIMAGE := $(BENCH_KOUT)/arch/x86/boot/bzImage
 SELFTESTS  := $(BUILD)/selftests
 INITRAMFS  := $(BUILD)/initramfs.cpio.gz
 RESULTS    := $(BUILD)/results
-TOPOLOGIES := numa4 cxl hotplug
+TOPOLOGIES := numa4 cxl hotplug-cpu hotplug-cxl
 
 # Overridable from the command line, e.g. make check VM_TIMEOUT=3000
 # SELFTESTS_BIN=DIR boots prebuilt test programs from DIR instead of
@@ -45,7 +45,7 @@ VM_TAP    = $(foreach t,$(TOPOLOGIES),$(R)/$(t)/tap/vm.tap $(R)/$(t)/tap/kernel-
 help:
 	@echo 'Targets:'
 	@echo '  check         deps + source + kernel + selftests + initramfs, boot the'
-	@echo '                numa4, cxl and hotplug topologies in test mode, checkpatch, and'
+	@echo '                numa4, cxl and hotplug-* topologies in test mode, checkpatch, and'
 	@echo '                summarise all TAP results with prove'
 	@echo '  deps          install the host packages (Debian, as root)'
 	@echo '  source        build/linux: linux-source-6.1 + kernel-patches/series'

@@ -4,7 +4,8 @@
 # Boot the test kernel under QEMU (TCG) on an emulated NUMA machine and
 # collect the results as TAP.
 #
-# usage: vm-run.sh --kernel BZIMAGE --initrd CPIO --topology numa4|cxl|hotplug
+# usage: vm-run.sh --kernel BZIMAGE --initrd CPIO
+#                  --topology numa4|cxl|hotplug-cpu|hotplug-cxl
 #                  --mode test|demo|bench|shell --out DIR [--timeout SECS]
 #                  [--append "EXTRA CMDLINE"]
 #
@@ -113,23 +114,36 @@ topology() {
 			"34 24 44 10"
 		)
 		;;
-	hotplug)
-		# A DRAM node with a CPU, a node with a CPU and a CPU-less
-		# node (a CXL expander behind node 0), both without memory
-		# until a DIMM is hot-added to them.
+	# Two machines for memory hotplug, each with one node that has no
+	# memory until a DIMM is hot-added to it.  That node comes last:
+	# QEMU's SRAT gives the hotpluggable range to the last node only,
+	# and Linux ignores an HMAT that lists a memory node SRAT does not.
+	hotplug-cpu)
+		# A node with a CPU whose memory is all hot-added.
 		SOCKETS=2 CORES=1
-		NODE_MEM=(512 0 0)
-		NODE_CPUS=(0 1 -)
-		NODE_INIT=(0 1 0)
+		NODE_MEM=(512 0)
+		NODE_CPUS=(0 1)
+		NODE_INIT=(0 1)
 		DIST=(
-			"10 20 24"
-			"20 10 34"
-			"24 34 10"
+			"10 20"
+			"20 10"
+		)
+		HOTPLUG=1 ONLY=wi_hotplug
+		;;
+	hotplug-cxl)
+		# A CPU-less node behind node 0, a CXL expander onlined later.
+		SOCKETS=1 CORES=1
+		NODE_MEM=(512 0)
+		NODE_CPUS=(0 -)
+		NODE_INIT=(0 0)
+		DIST=(
+			"10 24"
+			"24 10"
 		)
 		HOTPLUG=1 ONLY=wi_hotplug
 		;;
 	*)
-		die "unknown topology '$1' (known: numa4 cxl hotplug)"
+		die "unknown topology '$1' (known: numa4 cxl hotplug-cpu hotplug-cxl)"
 		;;
 	esac
 }

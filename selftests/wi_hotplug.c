@@ -13,7 +13,8 @@
  *    file back with the weight written before;
  *  - the DIMM is offlined and ejected (QEMU device_del) at the end.
  *
- * Runs in the "hotplug" test machine (scripts/vm-run.sh): its kernel
+ * Runs in the "hotplug-cpu" and "hotplug-cxl" test machines
+ * (scripts/vm-run.sh), each with one node of the two kinds: their kernel
  * command line names the serial line on which the host takes requests for
  * DIMMs (wi.hotplug=/dev/ttyS2, scripts/vm-hotplug.py).  Elsewhere it
  * skips.
