@@ -89,19 +89,20 @@ static int real_ctrl_bytes(struct bwapd_backend *b, int node, uint64_t *read,
 	return uncore_read(&priv(b)->uncore, node, read, write);
 }
 
-static int real_bench_start(struct bwapd_backend *b, uint32_t workers,
-			    double seconds)
+static int real_bench_start(struct bwapd_backend *b, uint32_t workers)
 {
 	struct real *p = priv(b);
 
 	if (p->bench)
 		return -EBUSY;
-	return bench_start(&p->topo, workers, seconds, &p->bench);
+	return bench_start(&p->topo, workers,
+			   bench_array_bytes(p->root, &p->topo), &p->bench);
 }
 
-static int real_bench_wait(struct bwapd_backend *b, double seconds)
+static int real_bench_run(struct bwapd_backend *b, int node, double seconds)
 {
-	return priv(b)->bench ? bench_wait(priv(b)->bench, seconds) : -EINVAL;
+	return priv(b)->bench ? bench_run(priv(b)->bench, node, seconds) :
+				-EINVAL;
 }
 
 static int real_bench_stop(struct bwapd_backend *b,
@@ -160,7 +161,7 @@ static const struct bwapd_backend_ops real_ops = {
 	.ctrl_bytes = real_ctrl_bytes,
 	.ctrl_source = real_ctrl_source,
 	.bench_start = real_bench_start,
-	.bench_wait = real_bench_wait,
+	.bench_run = real_bench_run,
 	.bench_stop = real_bench_stop,
 	.weights_get = real_weights_get,
 	.weight_set = real_weight_set,

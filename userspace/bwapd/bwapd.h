@@ -140,12 +140,13 @@ struct bwapd_backend_ops {
 
 	/*
 	 * The bandwidth benchmark on every CPU of 'workers', pages
-	 * interleaved uniformly over all memory nodes.  wait() lets it run
-	 * for 'seconds' more; stop() ends it and says what it counted.
+	 * interleaved uniformly over all memory nodes.  start() allocates
+	 * and initialises the array: that traffic is over when it returns.
+	 * run() makes the threads read only node's pages for 'seconds'
+	 * more; stop() ends it and says what it counted.
 	 */
-	int (*bench_start)(struct bwapd_backend *b, uint32_t workers,
-			   double seconds);
-	int (*bench_wait)(struct bwapd_backend *b, double seconds);
+	int (*bench_start)(struct bwapd_backend *b, uint32_t workers);
+	int (*bench_run)(struct bwapd_backend *b, int node, double seconds);
 	int (*bench_stop)(struct bwapd_backend *b,
 			  struct bwapd_bench_result *r);
 
