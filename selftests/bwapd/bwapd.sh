@@ -3,6 +3,7 @@
 #
 # bwapd in the test machine (TAP): topology and HMAT parsing against the
 # emulated numa4 machine, the counter fallback (QEMU has no uncore PMU),
+# counters from PMUs of a real machine's shape on real perf fds,
 # "bwapd apply" writing the real sysfs weights, and the pages of a
 # process under weighted interleave following them.  Needs bwapd (static)
 # and numactl on PATH; skips what is missing.
@@ -51,6 +52,32 @@ check "profile says the weights come from hmat" 1 \
 json=$(bwapd --file $F show --json 0)
 check "worker 0: 24000/20000/12000/8571 MB/s" 1 \
 	"$(echo "$json" | grep -c '"minbw": \[24, 20, 12, 8.57143\]')"
+
+# --- counters: PMUs of a real machine's shape on real perf fds ---------------
+# QEMU has no uncore PMU.  The fixture is a 4-socket Skylake-SP's
+# uncore_imc_0..5 with one CPU per package in the cpumask (the guest's four
+# packages), backed by the kernel's software PMU (cpu-clock); the
+# benchmark runs on the guest's real four nodes.
+FIX=/usr/share/bwapd/tests/pmu-fixture.sh
+P=/tmp/bwapd-pmus
+FC=/tmp/bwapd-counters.json
+if [ ! -f $FIX ]; then
+	skip "pmu-fixture.sh not in the image"
+else
+	rm -rf $P
+	sh $FIX --standin $P skx 0,1,2,3
+	out=$(bwapd --pmu-root $P --file $FC profile --seconds 1 --max-size 1 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/# /'
+	check "profile on fixture PMUs exit status" 0 $rc
+	check "every instance on every package: 48 counters on nodes 0-3" 1 \
+		"$(echo "$out" | grep -c 'counters: 6 PMUs uncore_imc_0..uncore_imc_5, 48 counters, nodes 0-3')"
+	check "no fallback" 0 "$(echo "$out" | grep -c 'fallback')"
+	json=$(bwapd --file $FC show --json 0)
+	echo "$json" | sed 's/^/# /'
+	check "worker 0's weights from counters" 1 "$(echo "$json" | grep -c '"source": "counters"')"
+	rm -rf $P $FC
+fi
 
 # --- apply writes the real sysfs ------------------------------------------------
 for i in 0 1 2 3; do echo 1 >$W/node$i; done

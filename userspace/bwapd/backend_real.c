@@ -16,6 +16,7 @@
 
 struct real {
 	char root[1024];
+	char pmu_root[1024];		/* event_source devices, cpuinfo */
 	struct bwapd_topology topo;
 	int have_topo;
 	struct uncore uncore;
@@ -57,22 +58,23 @@ static int real_topology(struct bwapd_backend *b, struct bwapd_topology *t,
 static int real_ctrl_open(struct bwapd_backend *b, char *why, size_t len)
 {
 	struct real *p = priv(b);
-	size_t off;
-	int ret, i;
+	char nodes[64];
+	int ret;
 
 	ret = real_topology(b, &p->topo, why, len);
 	if (!ret)
-		ret = uncore_discover(&p->uncore, p->root, &p->topo, why, len);
+		ret = uncore_discover(&p->uncore, p->pmu_root, p->root, &p->topo,
+				      why, len);
 	if (!ret)
 		ret = uncore_open(&p->uncore, p->root, why, len);
 	if (ret)
 		return ret;
-	off = (size_t)snprintf(p->source, sizeof(p->source), "%d PMUs:",
-			       p->uncore.nr);
-	for (i = 0; i < p->uncore.nr && off < sizeof(p->source); i++)
-		off += (size_t)snprintf(p->source + off, sizeof(p->source) - off,
-					" %s(node %d)", p->uncore.pmu[i].name,
-					p->uncore.pmu[i].node);
+	snprintf(p->source, sizeof(p->source),
+		 "%d PMUs %s..%s, %d counters, nodes %s; encodings: %s",
+		 p->uncore.nr, p->uncore.pmu[0].name,
+		 p->uncore.pmu[p->uncore.nr - 1].name, p->uncore.nr_counters,
+		 bwapd_nodelist_format(p->uncore.nodes, nodes, sizeof(nodes)),
+		 p->uncore.encoding);
 	return 0;
 }
 
@@ -87,19 +89,20 @@ static int real_ctrl_bytes(struct bwapd_backend *b, int node, uint64_t *read,
 	return uncore_read(&priv(b)->uncore, node, read, write);
 }
 
-static int real_bench_start(struct bwapd_backend *b, uint32_t workers,
-			    double seconds)
+static int real_bench_start(struct bwapd_backend *b, uint32_t workers)
 {
 	struct real *p = priv(b);
 
 	if (p->bench)
 		return -EBUSY;
-	return bench_start(&p->topo, workers, seconds, &p->bench);
+	return bench_start(&p->topo, workers,
+			   bench_array_bytes(p->root, &p->topo), &p->bench);
 }
 
-static int real_bench_wait(struct bwapd_backend *b, double seconds)
+static int real_bench_run(struct bwapd_backend *b, int node, double seconds)
 {
-	return priv(b)->bench ? bench_wait(priv(b)->bench, seconds) : -EINVAL;
+	return priv(b)->bench ? bench_run(priv(b)->bench, node, seconds) :
+				-EINVAL;
 }
 
 static int real_bench_stop(struct bwapd_backend *b,
@@ -158,7 +161,7 @@ static const struct bwapd_backend_ops real_ops = {
 	.ctrl_bytes = real_ctrl_bytes,
 	.ctrl_source = real_ctrl_source,
 	.bench_start = real_bench_start,
-	.bench_wait = real_bench_wait,
+	.bench_run = real_bench_run,
 	.bench_stop = real_bench_stop,
 	.weights_get = real_weights_get,
 	.weight_set = real_weight_set,
@@ -171,8 +174,19 @@ int bwapd_backend_real(struct bwapd_backend *b, const char *root)
 	if (!p)
 		return -ENOMEM;
 	snprintf(p->root, sizeof(p->root), "%s", strcmp(root, "/") ? root : "");
+	snprintf(p->pmu_root, sizeof(p->pmu_root), "%s", p->root);
 	snprintf(p->source, sizeof(p->source), "none");
 	b->ops = &real_ops;
 	b->priv = p;
+	return 0;
+}
+
+int bwapd_backend_real_pmu_root(struct bwapd_backend *b, const char *dir)
+{
+	struct real *p = priv(b);
+
+	if (b->ops != &real_ops)
+		return -EINVAL;
+	snprintf(p->pmu_root, sizeof(p->pmu_root), "%s", strcmp(dir, "/") ? dir : "");
 	return 0;
 }

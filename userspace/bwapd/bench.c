@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -27,7 +28,9 @@
 #define PAGE		4096UL
 #define LINE		64UL
 #define BATCH		64
-#define MB_PER_NODE	64UL
+#define MB_PER_NODE	64UL		/* at least, per memory node */
+#define L3_TIMES	4		/* the array: 4 x all L3 caches */
+#define MEM_SHARE	4		/* at most 1/4 of a node's memory */
 #define MPOL_INTERLEAVE_MODE	3	/* uapi/linux/mempolicy.h */
 
 struct bench_thread {
@@ -43,10 +46,9 @@ struct bench {
 	size_t pages;
 	uint32_t *list[BWAPD_MAX_NODES];	/* page numbers on each node */
 	size_t nr_list[BWAPD_MAX_NODES];
-	int order[BWAPD_MAX_NODES], nr_order;
-	atomic_int phase;			/* index into order[]; -1 idle */
+	atomic_int phase;			/* the node read; -1 idle */
 	atomic_int stop;
-	double phase_s, phase_start, busy[BWAPD_MAX_NODES];
+	double busy[BWAPD_MAX_NODES];
 	int nr_threads;
 	struct bench_thread *th;
 };
@@ -77,8 +79,8 @@ static void *reader(void *arg)
 			nanosleep(&ts, NULL);
 			continue;
 		}
-		list = b->list[b->order[ph]];
-		n = b->nr_list[b->order[ph]];
+		list = b->list[ph];
+		n = b->nr_list[ph];
 		for (k = 0; k < BATCH; k++) {
 			size_t pg, off;
 
@@ -89,7 +91,7 @@ static void *reader(void *arg)
 			off = (x & (PAGE / LINE - 1)) * LINE;
 			sum += *(volatile uint64_t *)(b->mem + pg * PAGE + off);
 		}
-		th->lines[b->order[ph]] += BATCH;
+		th->lines[ph] += BATCH;
 	}
 	th->sink = sum;
 	return NULL;
@@ -127,12 +129,9 @@ static int place_pages(struct bench *b, const struct bwapd_topology *t)
 		if (status[p] >= 0 && status[p] < t->nr_nodes)
 			b->list[status[p]][b->nr_list[status[p]]++] = (uint32_t)p;
 	for (i = 0; i < t->nr_nodes; i++)
-		if (t->mem_nodes & (1u << i)) {
-			if (!b->nr_list[i]) {
-				ret = -ENOMEM;	/* the node had no free page */
-				goto out;
-			}
-			b->order[b->nr_order++] = i;
+		if ((t->mem_nodes & (1u << i)) && !b->nr_list[i]) {
+			ret = -ENOMEM;	/* the node had no free page */
+			goto out;
 		}
 out:
 	free(addr);
@@ -140,21 +139,74 @@ out:
 	return ret;
 }
 
+/* Sum of the L3 caches below root, each counted once; 0 if unknown. */
+static uint64_t l3_bytes(const char *root, const struct bwapd_topology *t)
+{
+	char seen[64][64], path[128], buf[64];
+	int nr = 0, cpu, idx, k;
+	uint64_t sum = 0;
+
+	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
+		for (idx = 0; idx < 8; idx++) {
+			snprintf(path, sizeof(path),
+				 "/sys/devices/system/cpu/cpu%d/cache/index%d/level",
+				 cpu, idx);
+			if (bwapd_read_text(root, path, buf, sizeof(buf)))
+				break;
+			if (atoi(buf) != 3)
+				continue;
+			snprintf(path, sizeof(path),
+				 "/sys/devices/system/cpu/cpu%d/cache/index%d/shared_cpu_list",
+				 cpu, idx);
+			if (bwapd_read_text(root, path, buf, sizeof(buf)))
+				continue;
+			for (k = 0; k < nr && strcmp(seen[k], buf); k++)
+				;
+			if (k < nr || nr == 64)
+				continue;
+			snprintf(seen[nr++], sizeof(seen[0]), "%s", buf);
+			snprintf(path, sizeof(path),
+				 "/sys/devices/system/cpu/cpu%d/cache/index%d/size",
+				 cpu, idx);
+			if (!bwapd_read_text(root, path, buf, sizeof(buf)))
+				sum += strtoull(buf, NULL, 10) << 10;	/* "32768K" */
+		}
+	}
+	return sum;
+}
+
+size_t bench_array_bytes(const char *root, const struct bwapd_topology *t)
+{
+	int nr_mem = __builtin_popcount(t->mem_nodes), i;
+	uint64_t want = L3_TIMES * l3_bytes(root, t), least, most = UINT64_MAX;
+
+	least = (MB_PER_NODE << 20) * (uint64_t)nr_mem;
+	if (want < least)
+		want = least;
+	for (i = 0; i < t->nr_nodes; i++)
+		if ((t->mem_nodes & (1u << i)) &&
+		    t->node[i].mem_bytes / MEM_SHARE * (uint64_t)nr_mem < most)
+			most = t->node[i].mem_bytes / MEM_SHARE * (uint64_t)nr_mem;
+	if (want > most)
+		want = most;
+	return (size_t)(want / PAGE * PAGE);
+}
+
 int bench_start(const struct bwapd_topology *t, uint32_t workers,
-		double seconds, struct bench **out)
+		size_t bytes, struct bench **out)
 {
 	struct bench *b;
 	int cpu, ret, nr_mem = __builtin_popcount(t->mem_nodes);
 
 	if (!workers || (workers & t->cpu_nodes) != workers || !nr_mem ||
-	    !(seconds > 0))
+	    bytes < PAGE)
 		return -EINVAL;
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
 	atomic_init(&b->phase, -1);
 	atomic_init(&b->stop, 0);
-	b->pages = MB_PER_NODE * (1 << 20) / PAGE * (size_t)nr_mem;
+	b->pages = bytes / PAGE;
 	b->mem = mmap(NULL, b->pages * PAGE, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (b->mem == MAP_FAILED) {
@@ -192,45 +244,33 @@ int bench_start(const struct bwapd_topology *t, uint32_t workers,
 		bench_destroy(b);
 		return ret;
 	}
-	b->phase_s = seconds / b->nr_order;
-	b->phase_start = now_s();
-	atomic_store(&b->phase, 0);
 	*out = b;
 	return 0;
 }
 
-int bench_wait(struct bench *b, double seconds)
+int bench_run(struct bench *b, int node, double seconds)
 {
-	double end = now_s() + seconds;
+	struct timespec ts;
+	double t0;
 
-	for (;;) {
-		double now = now_s(), until;
-		int ph = atomic_load(&b->phase);
-		struct timespec ts;
-
-		if (ph >= 0 && now - b->phase_start >= b->phase_s) {
-			b->busy[b->order[ph]] += now - b->phase_start;
-			b->phase_start = now;
-			atomic_store(&b->phase, ph + 1 < b->nr_order ? ph + 1 : -1);
-			continue;
-		}
-		if (now >= end)
-			return 0;
-		until = end;
-		if (ph >= 0 && b->phase_start + b->phase_s < until)
-			until = b->phase_start + b->phase_s;
-		ts.tv_sec = (time_t)(until - now);
-		ts.tv_nsec = (long)((until - now - ts.tv_sec) * 1e9);
-		nanosleep(&ts, NULL);
-	}
+	if (node < 0 || node >= BWAPD_MAX_NODES || !b->nr_list[node] ||
+	    !(seconds > 0))
+		return -EINVAL;
+	ts.tv_sec = (time_t)seconds;
+	ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
+	t0 = now_s();
+	atomic_store(&b->phase, node);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	atomic_store(&b->phase, -1);
+	b->busy[node] += now_s() - t0;
+	return 0;
 }
 
 int bench_stop(struct bench *b, struct bwapd_bench_result *r)
 {
-	int ph = atomic_load(&b->phase), i, j;
+	int i, j;
 
-	if (ph >= 0)
-		b->busy[b->order[ph]] += now_s() - b->phase_start;
 	atomic_store(&b->stop, 1);
 	memset(r, 0, sizeof(*r));
 	for (i = 0; i < b->nr_threads; i++) {

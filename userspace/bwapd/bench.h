@@ -8,13 +8,17 @@
 struct bench;
 
 /*
- * Threads on every CPU of 'workers' read a shared array interleaved
- * uniformly over the machine's memory nodes; the run takes 'seconds'
- * in all, split into one phase per memory node.
+ * Threads on every CPU of 'workers' read a shared array of 'bytes'
+ * interleaved uniformly over the machine's memory nodes.  bench_start()
+ * writes the array and starts the threads, idle; bench_run() makes them
+ * read only node's pages for 'seconds'.
  */
 int bench_start(const struct bwapd_topology *t, uint32_t workers,
-		double seconds, struct bench **out);
-int bench_wait(struct bench *b, double seconds);
+		size_t bytes, struct bench **out);
+int bench_run(struct bench *b, int node, double seconds);
+/* The array for this machine: 4 x its L3 caches (sysfs below root), at
+ * least 64 MiB per memory node, at most a quarter of a node's memory. */
+size_t bench_array_bytes(const char *root, const struct bwapd_topology *t);
 int bench_stop(struct bench *b, struct bwapd_bench_result *r);
 void bench_destroy(struct bench *b);
 

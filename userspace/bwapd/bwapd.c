@@ -30,6 +30,7 @@ struct opts {
 	const char *file;
 	const char *model;
 	const char *root;
+	const char *pmu_root;
 	uint64_t seed;
 	double noise;
 	int json, dry_run, no_counters;
@@ -89,6 +90,8 @@ static void usage(FILE *f)
 		"  --plot FILE.svg --canonical W0:W1:... --json\n"
 		"\n"
 		"  --file PATH   canonical-weights file (default %s)\n"
+		"  --pmu-root DIR  memory controller PMUs from DIR/sys/bus/event_source\n"
+		"                and DIR/proc/cpuinfo (a machine's shape, for tests)\n"
 		"WORKERS is a node list such as 0-1 or 0,2.\n",
 		BWAPD_DEFAULT_FILE);
 }
@@ -113,6 +116,8 @@ static int open_backend(const struct opts *o, struct bwapd_backend *b,
 					  sizeof(why));
 	else
 		ret = bwapd_backend_real(b, o->root);
+	if (!ret && !o->model && o->pmu_root)
+		ret = bwapd_backend_real_pmu_root(b, o->pmu_root);
 	if (ret)
 		return error("backend", ret, why);
 	ret = b->ops->topology(b, t, why, sizeof(why));
@@ -1422,6 +1427,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, int *watch_set,
 		{ "file", required_argument, NULL, 'f' },
 		{ "model", required_argument, NULL, 'M' },
 		{ "root", required_argument, NULL, 'R' },
+		{ "pmu-root", required_argument, NULL, 1022 },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "noise", required_argument, NULL, 'N' },
 		{ "json", no_argument, NULL, 'j' },
@@ -1473,6 +1479,9 @@ static int parse_opts(int argc, char **argv, struct opts *o, int *watch_set,
 			break;
 		case 'R':
 			o->root = optarg;
+			break;
+		case 1022:
+			o->pmu_root = optarg;
 			break;
 		case 'S':
 			o->seed = strtoull(optarg, &end, 0);

@@ -71,6 +71,8 @@ uint64_t bwapd_topology_id(const struct bwapd_topology *t);
 /* "0-2,5" <-> bitmask; parse returns -EINVAL on junk. */
 int bwapd_nodelist_parse(const char *s, uint32_t *mask);
 char *bwapd_nodelist_format(uint32_t mask, char *buf, size_t len);
+/* A cpulist "0,28" or "0-3" into cpu[] (at most max); the count or -errno. */
+int bwapd_cpulist_parse(const char *s, int *cpu, int max);
 
 /* ---- worker sets -------------------------------------------------------- */
 
@@ -138,12 +140,13 @@ struct bwapd_backend_ops {
 
 	/*
 	 * The bandwidth benchmark on every CPU of 'workers', pages
-	 * interleaved uniformly over all memory nodes.  wait() lets it run
-	 * for 'seconds' more; stop() ends it and says what it counted.
+	 * interleaved uniformly over all memory nodes.  start() allocates
+	 * and initialises the array: that traffic is over when it returns.
+	 * run() makes the threads read only node's pages for 'seconds'
+	 * more; stop() ends it and says what it counted.
 	 */
-	int (*bench_start)(struct bwapd_backend *b, uint32_t workers,
-			   double seconds);
-	int (*bench_wait)(struct bwapd_backend *b, double seconds);
+	int (*bench_start)(struct bwapd_backend *b, uint32_t workers);
+	int (*bench_run)(struct bwapd_backend *b, int node, double seconds);
 	int (*bench_stop)(struct bwapd_backend *b,
 			  struct bwapd_bench_result *r);
 
@@ -160,6 +163,13 @@ struct bwapd_backend {
 
 /* The running machine below root ("" for /). */
 int bwapd_backend_real(struct bwapd_backend *b, const char *root);
+/*
+ * Where the real backend finds the memory controller PMUs
+ * (dir/sys/bus/event_source/devices) and the CPU they belong to
+ * (dir/proc/cpuinfo); root by default.  Tests point it at a tree shaped
+ * like another machine's.
+ */
+int bwapd_backend_real_pmu_root(struct bwapd_backend *b, const char *dir);
 /* The model of a machine preset; noise is relative (0.01 = 1 %). */
 int bwapd_backend_model(struct bwapd_backend *b, const char *machine_json,
 			uint64_t seed, double noise, char *why, size_t len);

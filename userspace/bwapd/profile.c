@@ -6,8 +6,8 @@
  *
  * The estimate comes from a profiling run: the backend's bandwidth
  * benchmark reads pages interleaved uniformly over all nodes from every
- * CPU of the workers while the memory controller counters measure what
- * every node serves.  The counters see all traffic a node serves (also
+ * CPU of the workers, one node's pages at a time, while the memory
+ * controller counters measure what that node serves.  The counters see all traffic a node serves (also
  * prefetches and the benchmark's own overheads), but not who asked for
  * it; the benchmark's own per-worker counts split each node's traffic
  * between the workers.  Without counters: HMAT, then SLIT.
@@ -81,49 +81,59 @@ static void estimate_slit(const struct bwapd_topology *t,
 				   10.0 / t->node[w].distance[i] : 0;
 }
 
+/* One node's phase: counters read right before and right after it. */
+static int phase(struct bwapd_backend *b, int node, double seconds,
+		 const struct bwapd_profile_opts *o, double *done,
+		 double *ctrl)
+{
+	uint64_t r0, w0, r1, w1;
+	double t = 0;
+	int ret;
+
+	ret = b->ops->ctrl_bytes(b, node, &r0, &w0);
+	while (!ret && t < seconds - 1e-9) {
+		double step = fmin(0.1, seconds - t);
+
+		ret = b->ops->bench_run(b, node, step);
+		t += step;
+		*done += step;
+		if (!ret && o->progress)
+			o->progress(o->progress_arg, *done);
+	}
+	if (!ret)
+		ret = b->ops->ctrl_bytes(b, node, &r1, &w1);
+	if (!ret)
+		*ctrl = (double)(r1 - r0) + (double)(w1 - w0);
+	return ret;
+}
+
+/*
+ * The profiling run: the array is initialised before any counter is
+ * read; then one phase per memory node, in which only that node's pages
+ * are read, its bandwidth = the bytes its controllers moved in the phase
+ * / the phase's time.
+ */
 static int measure(struct bwapd_backend *b, const struct bwapd_topology *t,
 		   uint32_t workers, const struct bwapd_profile_opts *o,
 		   double bw[BWM_MAX_NODES][BWM_MAX_NODES])
 {
-	uint64_t r0[BWAPD_MAX_NODES] = { 0 }, w0[BWAPD_MAX_NODES] = { 0 };
+	double ctrl[BWAPD_MAX_NODES] = { 0 }, done = 0, each;
 	struct bwapd_bench_result br;
-	double done = 0;
 	int i, w, ret;
 
-	for (i = 0; i < t->nr_nodes; i++)
-		if (t->mem_nodes & (1u << i)) {
-			ret = b->ops->ctrl_bytes(b, i, &r0[i], &w0[i]);
-			if (ret)
-				return ret;
-		}
-	ret = b->ops->bench_start(b, workers, o->seconds);
+	each = o->seconds / __builtin_popcount(t->mem_nodes);
+	ret = b->ops->bench_start(b, workers);
 	if (ret)
 		return ret;
-	while (done < o->seconds - 1e-9) {
-		double step = fmin(0.1, o->seconds - done);
-
-		ret = b->ops->bench_wait(b, step);
-		if (ret)
-			break;
-		done += step;
-		if (o->progress)
-			o->progress(o->progress_arg, done);
-	}
-	for (i = 0; !ret && i < t->nr_nodes; i++) {
-		uint64_t r1, w1;
-
-		if (!(t->mem_nodes & (1u << i)))
-			continue;
-		ret = b->ops->ctrl_bytes(b, i, &r1, &w1);
-		r0[i] = r1 - r0[i];
-		w0[i] = w1 - w0[i];
-	}
+	for (i = 0; !ret && i < t->nr_nodes; i++)
+		if (t->mem_nodes & (1u << i))
+			ret = phase(b, i, each, o, &done, &ctrl[i]);
 	i = b->ops->bench_stop(b, &br);
 	if (ret || i)
 		return ret ? ret : i;
 
 	for (i = 0; i < t->nr_nodes; i++) {
-		double tot = 0, ctrl = (double)r0[i] + (double)w0[i];
+		double tot = 0;
 
 		for (w = 0; w < t->nr_nodes; w++) {
 			bw[i][w] = 0;
@@ -131,10 +141,10 @@ static int measure(struct bwapd_backend *b, const struct bwapd_topology *t,
 		}
 		if (!(t->mem_nodes & (1u << i)))
 			continue;
-		if (!(tot > 0) || !(br.busy_s[i] > 0) || !(ctrl > 0))
+		if (!(tot > 0) || !(br.busy_s[i] > 0) || !(ctrl[i] > 0))
 			return -EIO;
 		for (w = 0; w < t->nr_nodes; w++)
-			bw[i][w] = ctrl * br.bytes[i][w] / tot /
+			bw[i][w] = ctrl[i] * br.bytes[i][w] / tot /
 				   br.busy_s[i] / 1e9;
 	}
 	return 0;

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Counters of a running process for the DWP tuner: stalled cycles,
- * cycles, instructions and last-level cache misses of all its threads,
- * with perf_event_open on each thread (threads created later are picked
- * up at the next read; a thread that exits keeps its final counts).
+ * cycles, instructions and last-level cache misses of all its threads.
+ * Each thread gets one event group (the stall event leads), so the four
+ * are scheduled together and multiplexed together: their ratios hold,
+ * and the group's time enabled / running scales all of them.  Threads
+ * created later are picked up by a rescan of /proc/PID/task at most every
+ * STALL_SCAN_S; a thread that exits keeps its final counts.
  *
  * The stall event is named, not encoded here: libpfm4 turns the name into
  * the perf_event_attr of the CPU it runs on, and the first name the CPU
@@ -21,7 +24,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "stall.h"
@@ -40,9 +45,17 @@ static const uint64_t generic[STALL_NR_EVENTS] = {
 	[STALL_EV_MISSES] = PERF_COUNT_HW_CACHE_MISSES,
 };
 
-static long perf_open(struct perf_event_attr *a, pid_t tid)
+static long perf_open(struct perf_event_attr *a, pid_t tid, int group)
 {
-	return syscall(SYS_perf_event_open, a, tid, -1, -1, 0UL);
+	return syscall(SYS_perf_event_open, a, tid, -1, group, 0UL);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 static void attr_init(struct perf_event_attr *a)
@@ -50,7 +63,7 @@ static void attr_init(struct perf_event_attr *a)
 	a->size = sizeof(*a);
 	a->exclude_kernel = 1;
 	a->exclude_hv = 1;
-	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+	a->read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
 			 PERF_FORMAT_TOTAL_TIME_RUNNING;
 }
 
@@ -60,7 +73,7 @@ static int try_event(struct perf_event_attr *a, pid_t tid)
 	long fd;
 
 	attr_init(a);
-	fd = perf_open(a, tid);
+	fd = perf_open(a, tid, -1);
 	if (fd < 0)
 		return -errno;
 	close((int)fd);
@@ -104,24 +117,64 @@ static int find_stall_event(struct stall *s, struct perf_event_attr *a)
 	       errno == EPERM ? -EACCES : -EOPNOTSUPP;
 }
 
+static void close_group(struct stall_thread *th)
+{
+	int k;
+
+	for (k = STALL_NR_EVENTS - 1; k >= 0; k--)
+		if (th->fd[k] >= 0) {
+			close(th->fd[k]);
+			th->fd[k] = -1;
+		}
+}
+
+/* The thread's group: the stall event leads, the others follow. */
+static int open_group(struct stall *s, struct stall_thread *th, pid_t tid)
+{
+	int k;
+
+	th->tid = tid;
+	for (k = 0; k < STALL_NR_EVENTS; k++)
+		th->fd[k] = -1;
+	for (k = 0; k < STALL_NR_EVENTS; k++) {
+		long fd;
+
+		if (!s->have[k])
+			continue;
+		fd = perf_open(&s->attr[k], tid, k ? th->fd[0] : -1);
+		if (fd < 0) {
+			int err = errno;
+
+			close_group(th);
+			return -err;
+		}
+		th->fd[k] = (int)fd;
+	}
+	return 0;
+}
+
 static int add_thread(struct stall *s, pid_t tid)
 {
-	struct stall_thread *th;
-	int k;
+	int k, ret;
 
 	for (k = 0; k < s->nr; k++)
 		if (s->thread[k].tid == tid)
 			return 0;
-	if (s->nr == STALL_MAX_THREADS)
+	if (s->nr == STALL_MAX_THREADS) {
+		snprintf(s->why, sizeof(s->why),
+			 "process %d has more than %d threads", (int)s->pid,
+			 STALL_MAX_THREADS);
 		return -ENOSPC;
-	th = &s->thread[s->nr];
-	th->tid = tid;
-	for (k = 0; k < STALL_NR_EVENTS; k++) {
-		long fd = -1;
-
-		if (s->have[k])
-			fd = perf_open(&s->attr[k], tid);
-		th->fd[k] = fd < 0 ? -1 : (int)fd;
+	}
+	ret = open_group(s, &s->thread[s->nr], tid);
+	if (ret == -ESRCH || ret == -ENOENT)
+		return 0;	/* the thread exited meanwhile */
+	if (ret) {
+		snprintf(s->why, sizeof(s->why),
+			 "perf_event_open on thread %d of process %d: %s (%d "
+			 "threads counted, %d file descriptors each)", (int)tid,
+			 (int)s->pid, strerror(-ret), s->nr, STALL_NR_EVENTS);
+		return ret;
 	}
 	s->nr++;
 	return 0;
@@ -131,26 +184,89 @@ static int scan_threads(struct stall *s)
 {
 	char path[64];
 	struct dirent *de;
+	int ret = 0;
 	DIR *d;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)s->pid);
 	d = opendir(path);
-	if (!d)
-		return errno == ENOENT ? -ESRCH : -errno;
-	while ((de = readdir(d)))
+	if (!d) {
+		ret = errno;
+		snprintf(s->why, sizeof(s->why), "%s: %s (%d threads counted, "
+			 "%d file descriptors each)", path, strerror(ret),
+			 s->nr, STALL_NR_EVENTS);
+		return ret == ENOENT ? -ESRCH : -ret;
+	}
+	while (!ret && (de = readdir(d)))
 		if (de->d_name[0] != '.')
-			add_thread(s, (pid_t)atoi(de->d_name));
+			ret = add_thread(s, (pid_t)atoi(de->d_name));
 	closedir(d);
-	return 0;
+	s->scans++;
+	s->last_scan = now_s();
+	return ret;
 }
 
-int stall_open(struct stall *s, pid_t pid, char *why, size_t len)
+/* Members the PMU cannot schedule with the leader are left out. */
+static void fit_group(struct stall *s)
+{
+	struct stall_thread th;
+	int k;
+
+	for (k = STALL_EV_CYCLES; k < STALL_NR_EVENTS; k++) {
+		if (!s->have[k])
+			continue;
+		if (open_group(s, &th, s->pid))
+			s->have[k] = 0;
+		else
+			close_group(&th);
+	}
+}
+
+/* As many descriptors as the hard limit allows (a group per thread). */
+static void raise_fd_limit(void)
+{
+	struct rlimit r;
+
+	if (!getrlimit(RLIMIT_NOFILE, &r) && r.rlim_cur < r.rlim_max) {
+		r.rlim_cur = r.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &r);
+	}
+}
+
+int stall_open_events(struct stall *s, pid_t pid,
+		      const struct perf_event_attr *attr, const int *have,
+		      char *why, size_t len)
 {
 	int k, ret;
 
 	memset(s, 0, sizeof(*s));
 	s->pid = pid;
-	ret = find_stall_event(s, &s->attr[STALL_EV_STALLS]);
+	s->scan_s = STALL_SCAN_S;
+	if (!have[STALL_EV_STALLS])
+		return -EINVAL;
+	for (k = 0; k < STALL_NR_EVENTS; k++) {
+		s->attr[k] = attr[k];
+		attr_init(&s->attr[k]);
+		s->have[k] = have[k];
+	}
+	raise_fd_limit();
+	fit_group(s);
+	ret = scan_threads(s);
+	if (ret) {
+		snprintf(why, len, "%s", s->why[0] ? s->why : strerror(-ret));
+		stall_close(s);
+	}
+	return ret;
+}
+
+int stall_open(struct stall *s, pid_t pid, char *why, size_t len)
+{
+	struct perf_event_attr attr[STALL_NR_EVENTS];
+	int have[STALL_NR_EVENTS] = { 1 }, k, ret;
+	char name[sizeof(s->stall_event)];
+
+	memset(attr, 0, sizeof(attr));
+	s->pid = pid;
+	ret = find_stall_event(s, &attr[STALL_EV_STALLS]);
 	if (ret == -EACCES) {
 		char buf[16] = "?";
 		FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
@@ -175,44 +291,53 @@ int stall_open(struct stall *s, pid_t pid, char *why, size_t len)
 			 stall_names[0]);
 		return ret;
 	}
-	s->have[STALL_EV_STALLS] = 1;
 	for (k = STALL_EV_CYCLES; k < STALL_NR_EVENTS; k++) {
-		memset(&s->attr[k], 0, sizeof(s->attr[k]));
-		s->attr[k].type = PERF_TYPE_HARDWARE;
-		s->attr[k].config = generic[k];
-		s->have[k] = !try_event(&s->attr[k], pid);
+		attr[k].type = PERF_TYPE_HARDWARE;
+		attr[k].config = generic[k];
+		have[k] = !try_event(&attr[k], pid);
 	}
-	attr_init(&s->attr[STALL_EV_STALLS]);
-	ret = scan_threads(s);
-	if (ret) {
-		snprintf(why, len, "process %d: %s", (int)pid, strerror(-ret));
-		stall_close(s);
-	}
+	memcpy(name, s->stall_event, sizeof(name));
+	ret = stall_open_events(s, pid, attr, have, why, len);
+	memcpy(s->stall_event, name, sizeof(name));
 	return ret;
 }
 
-/* Scaled for multiplexing: count x enabled / running. */
-static uint64_t read_scaled(int fd)
+/* One group: { nr, time enabled, time running, value[nr] }, scaled. */
+static int read_group(const struct stall *s, const struct stall_thread *th,
+		      uint64_t sum[STALL_NR_EVENTS])
 {
-	uint64_t v[3];
+	uint64_t v[3 + STALL_NR_EVENTS];
+	ssize_t n = read(th->fd[0], v, sizeof(v));
+	int k, i = 0;
 
-	if (fd < 0 || read(fd, v, sizeof(v)) != sizeof(v) || !v[2])
-		return 0;
-	return v[2] == v[1] ? v[0] :
-	       (uint64_t)((double)v[0] * (double)v[1] / (double)v[2]);
+	if (n < (ssize_t)(3 * sizeof(uint64_t)) ||
+	    n < (ssize_t)((3 + v[0]) * sizeof(uint64_t)))
+		return -EIO;
+	for (k = 0; k < STALL_NR_EVENTS; k++) {
+		if (!s->have[k])
+			continue;
+		if ((uint64_t)i >= v[0])
+			return -EIO;
+		if (v[2])
+			sum[k] += v[2] >= v[1] ? v[3 + i] :
+				  (uint64_t)((double)v[3 + i] * (double)v[1] /
+					     (double)v[2]);
+		i++;
+	}
+	return 0;
 }
 
 int stall_read(struct stall *s, struct bwapd_counters *c)
 {
 	uint64_t sum[STALL_NR_EVENTS] = { 0 };
-	int i, k, ret;
+	int i, ret = 0;
 
-	ret = scan_threads(s);
+	if (now_s() - s->last_scan >= s->scan_s)
+		ret = scan_threads(s);
+	for (i = 0; !ret && i < s->nr; i++)
+		ret = read_group(s, &s->thread[i], sum);
 	if (ret)
 		return ret;
-	for (i = 0; i < s->nr; i++)
-		for (k = 0; k < STALL_NR_EVENTS; k++)
-			sum[k] += read_scaled(s->thread[i].fd[k]);
 	c->stall_cycles = sum[STALL_EV_STALLS];
 	c->cycles = sum[STALL_EV_CYCLES];
 	c->instructions = sum[STALL_EV_INSNS];
@@ -225,11 +350,9 @@ int stall_read(struct stall *s, struct bwapd_counters *c)
 
 void stall_close(struct stall *s)
 {
-	int i, k;
+	int i;
 
 	for (i = 0; i < s->nr; i++)
-		for (k = 0; k < STALL_NR_EVENTS; k++)
-			if (s->thread[i].fd[k] >= 0)
-				close(s->thread[i].fd[k]);
+		close_group(&s->thread[i]);
 	s->nr = 0;
 }

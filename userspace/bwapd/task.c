@@ -113,7 +113,11 @@ static int task_counters(struct bwapd_target *t, struct bwapd_counters *c)
 		snprintf(t->why, sizeof(t->why), "%s", k->no_stall);
 		return 0;
 	}
-	return stall_read(&k->stall, c);
+	ret = stall_read(&k->stall, c);
+	if (ret && ret != -ESRCH)
+		snprintf(t->why, sizeof(t->why), "%s", k->stall.why[0] ?
+			 k->stall.why : strerror(-ret));
+	return ret;
 }
 
 static int task_set_weights(struct bwapd_target *t, const uint8_t *w, int nr)

@@ -110,6 +110,29 @@ int bwapd_nodelist_parse(const char *s, uint32_t *mask)
 	return list_parse(s, BWAPD_MAX_NODES, add_bit, mask);
 }
 
+struct cpu_list {
+	int *cpu, max, nr;
+};
+
+static void add_list(void *arg, int cpu)
+{
+	struct cpu_list *l = arg;
+
+	if (l->nr < l->max)
+		l->cpu[l->nr] = cpu;
+	l->nr++;
+}
+
+int bwapd_cpulist_parse(const char *s, int *cpu, int max)
+{
+	struct cpu_list l = { cpu, max, 0 };
+	int ret = list_parse(s, BWAPD_MAX_CPUS, add_list, &l);
+
+	if (ret)
+		return ret;
+	return l.nr > max ? -E2BIG : l.nr;
+}
+
 char *bwapd_nodelist_format(uint32_t mask, char *buf, size_t len)
 {
 	size_t off = 0;

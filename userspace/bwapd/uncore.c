@@ -2,12 +2,20 @@
 /*
  * Memory controller traffic from uncore PMUs with perf_event_open.
  *
- * Event encodings come from the kernel's sysfs aliases, as perf uses
- * them: /sys/bus/event_source/devices/PMU/events/NAME holds terms like
- * "event=0x04,umask=0x03", PMU/format/TERM says which bits of
- * perf_event_attr.config* each term fills, NAME.scale and NAME.unit turn
- * counts into bytes.  Every PMU instance counts on the CPU its cpumask
- * names; that CPU's node is the node of its memory controller.
+ * The families, in the order tried: Intel uncore_imc_free_running[_N]
+ * (not with sub-NUMA clustering: which cluster a free-running instance
+ * counts is not known), Intel uncore_imc[_N], AMD amd_umc_N, AMD amd_df.
+ * The first family whose PMUs have read and write events
+ * (uncore_events.c) is used.
+ *
+ * Mapping to nodes: an uncore PMU's cpumask names one CPU per package
+ * (die on multi-die packages), and the same instance counts that
+ * package's controller on that CPU.  So every (instance, CPU) pair is one
+ * counter, counting the memory of the package of the CPU: its node when
+ * the package has one node with CPUs; with several (Intel SNC, AMD NPS)
+ * the node of the cluster the instance belongs to (uncore_snc_cluster,
+ * clusters in the order of their node ids), or no counters at all if
+ * that is not known.  A node's traffic is the sum of its counters.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -20,204 +28,205 @@
 
 #include "uncore.h"
 
-/* PMU name prefix, its read and write event; the kernel names these. */
-static const struct {
-	const char *prefix, *read, *write;
-} families[] = {
-	{ "uncore_imc_free_running", "data_read", "data_write" },
-	{ "uncore_imc", "cas_count_read", "cas_count_write" },
-	{ "amd_umc", "umc_cas_cmd.rd", "umc_cas_cmd.wr" },
+static const char *const prefix[UNCORE_NR_FAMILIES] = {
+	[UNCORE_IMC_FREE] = "uncore_imc_free_running",
+	[UNCORE_IMC] = "uncore_imc",
+	[UNCORE_UMC] = "amd_umc",
+	[UNCORE_DF] = "amd_df",
 };
 
-/* One "config:0-7,32-35" format into mask pieces; value placed into cfg[]. */
-static int place(const char *fmt, uint64_t value, uint64_t cfg[3])
+/* name is prefix or prefix_N: the N (-1 without); -2 if not the family. */
+static int family_index(const char *name, enum uncore_family f)
 {
-	const char *p = strchr(fmt, ':');
-	int which;
+	size_t n = strlen(prefix[f]);
+	char *end;
+	long i;
 
-	if (!strncmp(fmt, "config1:", 8))
-		which = 1;
-	else if (!strncmp(fmt, "config2:", 8))
-		which = 2;
-	else if (!strncmp(fmt, "config:", 7))
-		which = 0;
-	else
-		return -EINVAL;
-	p++;
-	while (*p) {
-		char *end;
-		long lo = strtol(p, &end, 10), hi = lo;
-		int bits;
-
-		if (end == p || lo < 0 || lo > 63)
-			return -EINVAL;
-		if (*end == '-') {
-			p = end + 1;
-			hi = strtol(p, &end, 10);
-			if (end == p || hi < lo || hi > 63)
-				return -EINVAL;
-		}
-		bits = (int)(hi - lo + 1);
-		cfg[which] |= (bits == 64 ? value : value & ((1ULL << bits) - 1))
-			      << lo;
-		value = bits == 64 ? 0 : value >> bits;
-		p = end;
-		if (*p == ',')
-			p++;
-		else if (*p)
-			return -EINVAL;
-	}
-	return value ? -ERANGE : 0;
+	if (strncmp(name, prefix[f], n))
+		return -2;
+	if (!name[n])
+		return -1;
+	if (name[n] != '_' || name[n + 1] < '0' || name[n + 1] > '9')
+		return -2;
+	i = strtol(name + n + 1, &end, 10);
+	return *end || i > 4096 ? -2 : (int)i;
 }
 
-int uncore_encode(const char *root, const char *pmu, const char *terms,
-		  uint64_t cfg[3])
+/* Package (and die) of a CPU; its node where sysfs does not say. */
+static int cpu_package(const char *root, const struct bwapd_topology *t,
+		       int cpu)
 {
-	char buf[256], path[512], fmt[128];
-	char *save, *tok;
+	char path[128], buf[32];
+	int pkg, die = 0;
 
-	cfg[0] = cfg[1] = cfg[2] = 0;
-	snprintf(buf, sizeof(buf), "%s", terms);
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(tok, '=');
-		uint64_t v = 1;
-		int ret;
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", cpu);
+	if (bwapd_read_text(root, path, buf, sizeof(buf)))
+		return 0x10000 + t->cpu_node[cpu];
+	pkg = atoi(buf);
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/cpu/cpu%d/topology/die_id", cpu);
+	if (!bwapd_read_text(root, path, buf, sizeof(buf)))
+		die = atoi(buf);
+	return pkg * 256 + die;
+}
 
-		if (eq) {
-			*eq = 0;
-			v = strtoull(eq + 1, NULL, 0);
-		}
-		snprintf(path, sizeof(path),
-			 "/sys/bus/event_source/devices/%s/format/%s", pmu, tok);
-		ret = bwapd_read_text(root, path, fmt, sizeof(fmt));
-		if (!ret)
-			ret = place(fmt, v, cfg);
-		if (ret)
-			return ret;
+/* The nodes with CPUs in the package of cpu, ascending; their number. */
+static int package_nodes(const char *root, const struct bwapd_topology *t,
+			 int cpu, int nodes[BWAPD_MAX_NODES])
+{
+	int pkg = cpu_package(root, t, cpu), n = 0, i;
+
+	for (i = 0; i < t->nr_nodes; i++)
+		if (t->node[i].first_cpu >= 0 &&
+		    cpu_package(root, t, t->node[i].first_cpu) == pkg)
+			nodes[n++] = i;
+	return n;
+}
+
+static int map_cpu(struct uncore_pmu *p, int k, const char *topo_root,
+		   const struct bwapd_topology *t, const struct uncore_cpu *cpu,
+		   char *why, size_t len)
+{
+	int nodes[BWAPD_MAX_NODES], n, cl, c = p->cpu[k];
+
+	if (c < 0 || c >= BWAPD_MAX_CPUS || t->cpu_node[c] == BWAPD_NO_NODE) {
+		snprintf(why, len, "%s: CPU %d of its cpumask is offline",
+			 p->name, c);
+		return -ENODEV;
 	}
+	n = package_nodes(topo_root, t, c, nodes);
+	if (n <= 1) {
+		p->node[k] = t->cpu_node[c];
+		return 0;
+	}
+	cl = uncore_snc_cluster(cpu, p->family, p->index, n);
+	if (cl < 0 || cl >= n) {
+		snprintf(why, len,
+			 "%d nodes share the package of CPU %d (sub-NUMA "
+			 "clustering or NPS): which of them %s counts is not "
+			 "known for this CPU (family %d model %d)",
+			 n, c, p->name, cpu->family, cpu->model);
+		return -ENODEV;
+	}
+	p->node[k] = nodes[cl];
 	return 0;
 }
 
-/* Bytes per count: NAME.scale in NAME.unit; one 64-byte line without. */
-static double bytes_per_count(const char *root, const char *pmu,
-			      const char *ev)
+static int add_pmu(struct uncore *u, const char *root, const char *topo_root,
+		   const char *name, enum uncore_family f, int index,
+		   const struct bwapd_topology *t, const struct uncore_cpu *cpu,
+		   char *why, size_t len)
 {
-	char path[512], buf[64];
-	double scale = 1, unit = 64;
-
-	snprintf(path, sizeof(path),
-		 "/sys/bus/event_source/devices/%s/events/%s.scale", pmu, ev);
-	if (!bwapd_read_text(root, path, buf, sizeof(buf))) {
-		scale = strtod(buf, NULL);
-		unit = 1;
-		snprintf(path, sizeof(path),
-			 "/sys/bus/event_source/devices/%s/events/%s.unit",
-			 pmu, ev);
-		if (!bwapd_read_text(root, path, buf, sizeof(buf))) {
-			if (!strcmp(buf, "MiB"))
-				unit = 1048576;
-			else if (!strcmp(buf, "MB"))
-				unit = 1e6;
-			else if (!strcmp(buf, "KiB"))
-				unit = 1024;
-		}
-	}
-	return scale * unit;
-}
-
-static int add_pmu(struct uncore *u, const char *root, const char *pmu,
-		   int fam, const struct bwapd_topology *t)
-{
-	const char *ev[2] = { families[fam].read, families[fam].write };
 	char path[512], buf[256];
 	struct uncore_pmu *p;
-	int k, ret, cpu;
+	int k, ret;
 
 	if (u->nr >= UNCORE_MAX_PMUS)
 		return -E2BIG;
 	p = &u->pmu[u->nr];
 	memset(p, 0, sizeof(*p));
-	snprintf(p->name, sizeof(p->name), "%.63s", pmu);
-	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type",
-		 pmu);
+	snprintf(p->name, sizeof(p->name), "%.63s", name);
+	p->family = f;
+	p->index = index;
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", name);
 	ret = bwapd_read_text(root, path, buf, sizeof(buf));
 	if (ret)
 		return ret;
 	p->type = (uint32_t)strtoul(buf, NULL, 10);
-	snprintf(path, sizeof(path),
-		 "/sys/bus/event_source/devices/%s/cpumask", pmu);
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/cpumask",
+		 name);
 	ret = bwapd_read_text(root, path, buf, sizeof(buf));
-	if (ret)
-		return ret;
-	cpu = atoi(buf);
-	if (cpu < 0 || cpu >= BWAPD_MAX_CPUS ||
-	    t->cpu_node[cpu] == BWAPD_NO_NODE)
-		return -ENODEV;
-	p->cpu = cpu;
-	p->node = t->cpu_node[cpu];
-	for (k = 0; k < 2; k++) {
-		p->fd[k] = -1;
-		snprintf(path, sizeof(path),
-			 "/sys/bus/event_source/devices/%s/events/%s", pmu,
-			 ev[k]);
-		ret = bwapd_read_text(root, path, buf, sizeof(buf));
-		if (!ret)
-			ret = uncore_encode(root, pmu, buf, p->config[k]);
+	if (!ret)
+		ret = bwapd_cpulist_parse(buf, p->cpu, UNCORE_MAX_PKGS);
+	if (ret <= 0)
+		return ret ? ret : -ENODEV;
+	p->nr_cpus = ret;
+	ret = uncore_events(root, name, f, cpu, p->ev, UNCORE_MAX_EVENTS,
+			    &u->encoding);
+	if (ret < 0) {
+		snprintf(why, len, "%s: its format/ cannot encode %s", name,
+			 u->encoding);
+		return -EINVAL;
+	}
+	if (!ret) {
+		snprintf(why, len, "%s has no memory read/write events in sysfs "
+			 "and none are documented here for this CPU (%s family "
+			 "%d model %d)", name, cpu->amd ? "AMD" : cpu->intel ?
+			 "Intel" : "unknown vendor", cpu->family, cpu->model);
+		return -ENODATA;
+	}
+	p->nr_events = ret;
+	for (k = 0; k < p->nr_cpus; k++) {
+		ret = map_cpu(p, k, topo_root, t, cpu, why, len);
 		if (ret)
-			return ret == -ENOENT ? -ENOENT : -EINVAL;
-		p->scale[k] = bytes_per_count(root, pmu, ev[k]);
+			return ret;
+		u->nodes |= 1u << p->node[k];
 	}
 	u->nr++;
 	return 0;
 }
 
-int uncore_discover(struct uncore *u, const char *root,
-		    const struct bwapd_topology *t, char *why, size_t len)
+static int by_index(const void *a, const void *b)
 {
-	char dir[512], seen[256] = "";
+	const struct uncore_pmu *x = a, *y = b;
+
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+/* The PMUs of one family, by instance number; -ENOENT if there are none. */
+static int add_family(struct uncore *u, const char *root,
+		      const char *topo_root, enum uncore_family f,
+		      const struct bwapd_topology *t,
+		      const struct uncore_cpu *cpu, char *why, size_t len)
+{
+	char dir[512];
 	struct dirent *de;
+	int ret = -ENOENT;
 	DIR *d;
-	int i;
 
-	memset(u, 0, sizeof(*u));
 	snprintf(dir, sizeof(dir), "%s/sys/bus/event_source/devices", root);
-	/* the first family with PMUs: a machine has one kind of controller */
-	for (i = 0; !u->nr && i < (int)(sizeof(families) / sizeof(families[0]));
-	     i++) {
-		size_t n = strlen(families[i].prefix);
-
-		d = opendir(dir);
-		if (!d) {
-			snprintf(why, len, "%s: %s", dir, strerror(errno));
-			return -ENODEV;
-		}
-		while ((de = readdir(d))) {
-			if (!strncmp(de->d_name, "amd_df", 6) ||
-			    !strncmp(de->d_name, "amd_umc", 7))
-				snprintf(seen, sizeof(seen), "%s", de->d_name);
-			/* uncore_imc_N, not uncore_imc_free_running_N */
-			if (strncmp(de->d_name, families[i].prefix, n) ||
-			    de->d_name[n] != '_' ||
-			    (i && !strncmp(de->d_name, families[0].prefix,
-					   strlen(families[0].prefix))))
-				continue;
-			if (add_pmu(u, root, de->d_name, i, t) == 0)
-				u->nodes |= 1u << u->pmu[u->nr - 1].node;
-		}
-		closedir(d);
-	}
-	if (!u->nr) {
-		if (seen[0])
-			snprintf(why, len,
-				 "%s has no named DRAM read/write events in sysfs; "
-				 "no memory controller counters", seen);
-		else
-			snprintf(why, len,
-				 "no memory controller PMU in %s (uncore_imc_*, "
-				 "uncore_imc_free_running_*, amd_umc_*)", dir);
+	d = opendir(dir);
+	if (!d) {
+		snprintf(why, len, "%s: %s", dir, strerror(errno));
 		return -ENODEV;
 	}
+	while ((de = readdir(d))) {
+		int index = family_index(de->d_name, f);
+
+		if (index == -2 || (f == UNCORE_IMC &&
+				    family_index(de->d_name, UNCORE_IMC_FREE) != -2))
+			continue;
+		ret = add_pmu(u, root, topo_root, de->d_name, f, index, t, cpu,
+			      why, len);
+		if (ret)
+			break;
+	}
+	closedir(d);
+	if (!ret)
+		qsort(u->pmu, (size_t)u->nr, sizeof(u->pmu[0]), by_index);
+	return ret;
+}
+
+static int max_package_nodes(const char *topo_root,
+			     const struct bwapd_topology *t)
+{
+	int nodes[BWAPD_MAX_NODES], i, n, most = 1;
+
+	for (i = 0; i < t->nr_nodes; i++)
+		if (t->node[i].first_cpu >= 0) {
+			n = package_nodes(topo_root, t, t->node[i].first_cpu, nodes);
+			if (n > most)
+				most = n;
+		}
+	return most;
+}
+
+static int check_nodes(const struct uncore *u, const struct bwapd_topology *t,
+		       char *why, size_t len)
+{
+	int i;
+
 	for (i = 0; i < t->nr_nodes; i++)
 		if ((t->mem_nodes & (1u << i)) && !(u->nodes & (1u << i))) {
 			snprintf(why, len,
@@ -230,88 +239,153 @@ int uncore_discover(struct uncore *u, const char *root,
 	return 0;
 }
 
+int uncore_discover(struct uncore *u, const char *pmu_root,
+		    const char *topo_root, const struct bwapd_topology *t,
+		    char *why, size_t len)
+{
+	struct uncore_cpu cpu;
+	int f, ret = -ENOENT, snc;
+	char first[512] = "";
+
+	memset(u, 0, sizeof(*u));
+	uncore_cpu_read(pmu_root, &cpu);
+	snc = max_package_nodes(topo_root, t);
+	for (f = 0; f < UNCORE_NR_FAMILIES; f++) {
+		if (f == UNCORE_IMC_FREE && snc > 1)
+			continue;
+		u->nr = 0;
+		u->nodes = 0;
+		ret = add_family(u, pmu_root, topo_root, f, t, &cpu, why, len);
+		if (!ret) {
+			u->family = f;
+			return check_nodes(u, t, why, len);
+		}
+		if (ret != -ENOENT && !first[0])
+			snprintf(first, sizeof(first), "%s", why);
+	}
+	if (first[0])
+		snprintf(why, len, "%s", first);
+	else
+		snprintf(why, len,
+			 "no memory controller PMU in %s/sys/bus/event_source/"
+			 "devices (uncore_imc_*, uncore_imc_free_running_*, "
+			 "amd_umc_*, amd_df)", pmu_root);
+	return -ENODEV;
+}
+
 static long perf_open(struct perf_event_attr *a, int cpu)
 {
 	return syscall(SYS_perf_event_open, a, -1, cpu, -1, 0UL);
 }
 
+static int open_error(struct uncore *u, const char *root,
+		      const struct uncore_pmu *p, int cpu, int err,
+		      char *why, size_t len)
+{
+	char buf[32];
+
+	if (err == EACCES || err == EPERM) {
+		if (bwapd_read_text(root, "/proc/sys/kernel/perf_event_paranoid",
+				    buf, sizeof(buf)))
+			snprintf(buf, sizeof(buf), "?");
+		snprintf(why, len,
+			 "perf_event_open(%s): %s: system-wide uncore counters "
+			 "need CAP_PERFMON (or CAP_SYS_ADMIN), or "
+			 "kernel.perf_event_paranoid <= 0 (it is %s)",
+			 p->name, strerror(err), buf);
+		err = EACCES;
+	} else if (err == EMFILE || err == ENFILE) {
+		snprintf(why, len,
+			 "perf_event_open(%s on CPU %d): %s: %d counters need "
+			 "as many file descriptors; raise the limit (ulimit -n)",
+			 p->name, cpu, strerror(err), u->nr_counters + 1);
+	} else {
+		snprintf(why, len, "perf_event_open(%s on CPU %d): %s",
+			 p->name, cpu, strerror(err));
+	}
+	uncore_close(u);
+	return -err;
+}
+
 int uncore_open(struct uncore *u, const char *root, char *why, size_t len)
 {
-	int i, k;
+	int i, k, e;
 
+	u->nr_counters = 0;
 	for (i = 0; i < u->nr; i++) {
-		for (k = 0; k < 2; k++) {
-			struct uncore_pmu *p = &u->pmu[i];
-			struct perf_event_attr a;
-			char buf[32];
-			long fd;
+		struct uncore_pmu *p = &u->pmu[i];
 
-			memset(&a, 0, sizeof(a));
-			a.size = sizeof(a);
-			a.type = p->type;
-			a.config = p->config[k][0];
-			a.config1 = p->config[k][1];
-			a.config2 = p->config[k][2];
-			fd = perf_open(&a, p->cpu);
-			if (fd >= 0) {
-				p->fd[k] = (int)fd;
-				continue;
+		for (k = 0; k < p->nr_cpus; k++)
+			for (e = 0; e < p->nr_events; e++) {
+				struct uncore_counter *c = &u->c[u->nr_counters];
+				struct perf_event_attr a;
+				long fd;
+
+				if (u->nr_counters == UNCORE_MAX_COUNTERS)
+					return open_error(u, root, p, p->cpu[k],
+							  EMFILE, why, len);
+				memset(&a, 0, sizeof(a));
+				a.size = sizeof(a);
+				a.type = p->type;
+				a.config = p->ev[e].config[0];
+				a.config1 = p->ev[e].config[1];
+				a.config2 = p->ev[e].config[2];
+				a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+						PERF_FORMAT_TOTAL_TIME_RUNNING;
+				fd = perf_open(&a, p->cpu[k]);
+				if (fd < 0)
+					return open_error(u, root, p, p->cpu[k],
+							  errno, why, len);
+				c->pmu = i;
+				c->ev = e;
+				c->cpu = p->cpu[k];
+				c->node = p->node[k];
+				c->fd = (int)fd;
+				u->nr_counters++;
 			}
-			if (errno == EACCES || errno == EPERM) {
-				if (bwapd_read_text(root,
-						    "/proc/sys/kernel/perf_event_paranoid",
-						    buf, sizeof(buf)))
-					snprintf(buf, sizeof(buf), "?");
-				snprintf(why, len,
-					 "perf_event_open(%s): %s: system-wide uncore "
-					 "counters need CAP_PERFMON (or CAP_SYS_ADMIN), "
-					 "or kernel.perf_event_paranoid <= 0 (it is %s)",
-					 p->name, strerror(errno), buf);
-				uncore_close(u);
-				return -EACCES;
-			}
-			snprintf(why, len, "perf_event_open(%s on CPU %d): %s",
-				 p->name, p->cpu, strerror(errno));
-			uncore_close(u);
-			return -errno;
-		}
 	}
 	return 0;
 }
 
-int uncore_read(const struct uncore *u, int node, uint64_t *read,
-		uint64_t *write)
+double uncore_scale(uint64_t count, uint64_t enabled, uint64_t running)
+{
+	if (!running)
+		return 0;
+	if (running >= enabled)
+		return (double)count;
+	return (double)count * (double)enabled / (double)running;
+}
+
+int uncore_read(const struct uncore *u, int node, uint64_t *rd,
+		uint64_t *wr)
 {
 	double sum[2] = { 0, 0 };
-	int i, k;
+	int i;
 
-	for (i = 0; i < u->nr; i++) {
-		if (u->pmu[i].node != node)
+	for (i = 0; i < u->nr_counters; i++) {
+		const struct uncore_counter *c = &u->c[i];
+		const struct uncore_event *e = &u->pmu[c->pmu].ev[c->ev];
+		uint64_t v[3];
+
+		if (c->node != node)
 			continue;
-		for (k = 0; k < 2; k++) {
-			uint64_t c;
-
-			if (u->pmu[i].fd[k] < 0)
-				return -EBADF;
-			if (pread(u->pmu[i].fd[k], &c, sizeof(c), 0) !=
-			    sizeof(c))
-				return -EIO;
-			sum[k] += (double)c * u->pmu[i].scale[k];
-		}
+		/* perf fds are not seekable: read(), never pread() */
+		if (read(c->fd, v, sizeof(v)) != (ssize_t)sizeof(v))
+			return -EIO;
+		sum[e->dir == UNCORE_WRITE] +=
+			uncore_scale(v[0], v[1], v[2]) * e->scale;
 	}
-	*read = (uint64_t)sum[0];
-	*write = (uint64_t)sum[1];
+	*rd = (uint64_t)sum[0];
+	*wr = (uint64_t)sum[1];
 	return 0;
 }
 
 void uncore_close(struct uncore *u)
 {
-	int i, k;
+	int i;
 
-	for (i = 0; i < u->nr; i++)
-		for (k = 0; k < 2; k++)
-			if (u->pmu[i].fd[k] >= 0) {
-				close(u->pmu[i].fd[k]);
-				u->pmu[i].fd[k] = -1;
-			}
+	for (i = 0; i < u->nr_counters; i++)
+		if (u->c[i].fd >= 0)
+			close(u->c[i].fd);
+	u->nr_counters = 0;
 }

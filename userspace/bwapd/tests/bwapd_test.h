@@ -8,12 +8,14 @@
 #define BWAPD_TEST_H
 
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* the harness and EXPECT_NEAR, shared with the model's tests */
@@ -94,6 +96,75 @@ static inline int fake_numa4(const char *root, int hmat, int weights)
 		}
 	}
 	return ret;
+}
+
+/*
+ * A fake sysfs of a machine with one CPU per node (CPU i on node i, so
+ * that the host's CPUs 0 and 1 can carry real counters), 'per_pkg' nodes
+ * per package (2: sub-NUMA clustering), 1 GiB per node, SLIT 10/21.
+ */
+static inline int fake_machine(const char *root, int nodes, int per_pkg)
+{
+	char p[256], row[128];
+	int i, j, ret;
+
+	ret = put(root, "sys/devices/system/node/online", "0-%d\n", nodes - 1);
+	for (i = 0; i < nodes; i++) {
+		size_t off = 0;
+
+		for (j = 0; j < nodes; j++)
+			off += (size_t)snprintf(row + off, sizeof(row) - off, "%s%d",
+						j ? " " : "", i == j ? 10 : 21);
+		snprintf(p, sizeof(p), "sys/devices/system/node/node%d/cpulist", i);
+		ret |= put(root, p, "%d\n", i);
+		snprintf(p, sizeof(p), "sys/devices/system/node/node%d/meminfo", i);
+		ret |= put(root, p, "Node %d MemTotal:        1048576 kB\n", i);
+		snprintf(p, sizeof(p), "sys/devices/system/node/node%d/distance", i);
+		ret |= put(root, p, "%s\n", row);
+		snprintf(p, sizeof(p),
+			 "sys/devices/system/cpu/cpu%d/topology/physical_package_id", i);
+		ret |= put(root, p, "%d\n", i / per_pkg);
+	}
+	return ret;
+}
+
+#ifdef BWAPD_FIXTURE
+/* PMUs of a real machine's shape (tests/pmu-fixture.sh) below root. */
+static inline int pmu_fixture(const char *root, const char *shape,
+			      const char *cpus, int standin)
+{
+	char cmd[4400];
+
+	snprintf(cmd, sizeof(cmd), "sh %s %s '%s' %s '%s'", BWAPD_FIXTURE,
+		 standin ? "--standin" : "", root, shape, cpus);
+	return system(cmd) ? -EIO : 0;
+}
+#endif
+
+/* Can this process open system-wide counters on CPUs 0 and 1? */
+static inline int can_count(char *why, size_t len)
+{
+	struct perf_event_attr a = { .size = sizeof(a),
+				     .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_CPU_CLOCK };
+	int cpu;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		snprintf(why, len, "needs 2 CPUs");
+		return 0;
+	}
+	for (cpu = 0; cpu < 2; cpu++) {
+		long fd = syscall(SYS_perf_event_open, &a, -1, cpu, -1, 0UL);
+
+		if (fd < 0) {
+			snprintf(why, len, "system-wide cpu-clock on CPU %d: %s "
+				 "(needs CAP_PERFMON or perf_event_paranoid <= 0)",
+				 cpu, strerror(errno));
+			return 0;
+		}
+		close((int)fd);
+	}
+	return 1;
 }
 
 /* A fresh directory under /tmp (caller removes it with rm_tree). */

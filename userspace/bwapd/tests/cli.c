@@ -345,4 +345,50 @@ TEST_F(cli, bad_tuner_parameters)
 	EXPECT_EQ(2, r.status);
 }
 
+/*
+ * Memory controller PMUs shaped like real machines, counting on real
+ * perf fds (tests/pmu-fixture.sh --standin): counters are read during a
+ * real profiling run on the host's node 0 and the weights say so.
+ */
+TEST_F(cli, profile_counters_on_fixture_pmus)
+{
+	struct run r;
+	char why[256];
+
+	if (!can_count(why, sizeof(why)))
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, fake_machine(self->dir, 1, 1));
+	ASSERT_EQ(0, pmu_fixture(self->dir, "skx", "0", 1));
+	ASSERT_EQ(0, bwapd(&r, -1, "--root %s --file %s profile --seconds 0.2",
+			   self->dir, self->file));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "counters: 6 PMUs uncore_imc_0..uncore_imc_5, 12 counters"))
+		TH_LOG("%s", r.out);
+	ASSERT_EQ(0, bwapd(&r, -1, "--root %s --file %s show --json 0",
+			   self->dir, self->file));
+	EXPECT_NE(NULL, strstr(r.out, "\"source\": \"counters\"")) TH_LOG("%s", r.out);
+}
+
+/* Every package of a 2-socket machine, Intel and AMD, has counters. */
+TEST_F(cli, topology_counters_two_sockets)
+{
+	static const char *const shapes[] = { "skx", "icx", "zen3", "zen4", "zen4-612" };
+	char why[256], dir[128];
+	unsigned int i;
+	struct run r;
+
+	if (!can_count(why, sizeof(why)))
+		SKIP(return, "%s", why);
+	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		snprintf(dir, sizeof(dir), "%s/%s", self->dir, shapes[i]);
+		ASSERT_EQ(0, mkdir(dir, 0755));
+		ASSERT_EQ(0, fake_machine(dir, 2, 1));
+		ASSERT_EQ(0, pmu_fixture(dir, shapes[i], "0,1", 1));
+		ASSERT_EQ(0, bwapd(&r, -1, "--root %s topology --json", dir));
+		EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+		EXPECT_NE(NULL, strstr(r.out, "\"available\": true"))
+			TH_LOG("%s: %s", shapes[i], r.out);
+	}
+}
+
 TEST_HARNESS_MAIN
