@@ -63,7 +63,8 @@ help:
 	@echo '                with instruction-counted clocks and run wi_bench; then'
 	@echo '                the same on upstream 6.12 for reference (WI_BENCH_ARGS)'
 	@echo '  compare-upstream  run the tests on this kernel and on Debian'"'"'s upstream'
-	@echo '                6.12 kernel; every test case must agree (TAP)'
+	@echo '                6.12 and 7.3 kernels ($$(UPSTREAM_SERIES)), in $$(TOPOLOGY) and'
+	@echo '                the hotplug machines; every test case must agree (TAP)'
 	@echo '  manlint       mandoc -T lint on the man pages (TAP)'
 	@echo '  model         build the NUMA bandwidth model and bwap-eval (build/model/)'
 	@echo '  model-check   the model'"'"'s tests under ASan/UBSan on the host (TAP in'
@@ -154,14 +155,17 @@ bench: bench-kernel initramfs
 	@scripts/bench.sh --kernel $(BENCH_BZIMAGE) --initrd $(INITRAMFS) \
 		--topology $(TOPOLOGY) --out $(RESULTS)/$@
 
-# The same tests on Debian's upstream 6.12 kernel: every test case must
-# give the same result on both, but for deliberate differences.
+# The same tests on Debian's upstream 6.12 and 7.3 kernels: every test
+# case must give the same result on each, but for deliberate differences.
+COMPARE_TOPOLOGIES ?= $(TOPOLOGY) hotplug-cpu hotplug-cxl
+UPSTREAM_SERIES    ?= 6.12 7.3
 compare-upstream: kernel initramfs
+	@rm -rf $(RESULTS)/compare
 	@scripts/compare-upstream.sh --kernel $(BZIMAGE) --initrd $(INITRAMFS) \
-		--topology $(TOPOLOGY) --out $(RESULTS)/compare || true
-	@scripts/prove-results.sh $(R)/compare/compare.tap \
-		$(R)/compare/project/tap/kernel-console.tap \
-		$(R)/compare/upstream/tap/kernel-console.tap
+		--topology "$(COMPARE_TOPOLOGIES)" --upstream "$(UPSTREAM_SERIES)" \
+		--out $(RESULTS)/compare || true
+	@scripts/prove-results.sh $(R)/compare/compare-*.tap \
+		$(R)/compare/*/*/tap/kernel-console.tap
 
 shell: kernel initramfs
 	@scripts/vm-run.sh --kernel $(BZIMAGE) --initrd $(INITRAMFS) \

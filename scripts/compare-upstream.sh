@@ -2,17 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Differential test: boot the same test programs on this series' kernel
-# and on upstream's own weighted interleave (Debian's 6.12 cloud kernel),
-# in the same emulated machine, and require the same result from every
-# test case.
+# and on upstream's own weighted interleave (Debian's cloud kernels), in
+# the same emulated machines, and require the same result from every test
+# case.
 #
 # usage: compare-upstream.sh --kernel BZIMAGE --initrd CPIO --out DIR
-#                            [--topology numa4|cxl]
+#                            [--topology "numa4 hotplug-cpu ..."]
+#                            [--upstream "6.12 7.3"]
 #
-# Upstream's kernel is Debian's 6.12 cloud kernel (upstream_kernel in
-# lib.sh); its drivers for the emulated machine are built in, so it boots
-# the same initramfs.  Writes DIR/{project,upstream}/ (vm-run.sh output of each
-# kernel) and DIR/compare.tap: one test per test case, "ok" when both
+# The upstream kernels are Debian's 6.12 cloud kernel (Debian 12) and its
+# newest upstream one, 7.3 from trixie-backports (upstream_kernel in
+# lib.sh); their drivers for the emulated machine are built in, so they
+# boot the same initramfs.  For each topology, writes DIR/TOPO/project/ and
+# DIR/TOPO/upstream-SERIES/ (vm-run.sh output of each kernel) and
+# DIR/compare-TOPO-SERIES.tap: one test per test case, "ok" when both
 # kernels pass it or both skip it, or when the difference is one this
 # series makes on purpose (listed below, with the reason).
 set -euo pipefail
@@ -20,18 +23,19 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 usage() {
-	echo "usage: $0 --kernel BZIMAGE --initrd CPIO --out DIR [--topology NAME]" >&2
+	echo "usage: $0 --kernel BZIMAGE --initrd CPIO --out DIR [--topology LIST] [--upstream LIST]" >&2
 	exit 2
 }
 
-KERNEL='' INITRD='' OUT='' TOPO=numa4
+KERNEL='' INITRD='' OUT='' TOPOS=numa4 SERIES='6.12 7.3'
 while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || usage
 	case $1 in
 	--kernel) KERNEL=$2 ;;
 	--initrd) INITRD=$2 ;;
 	--out) OUT=$2 ;;
-	--topology) TOPO=$2 ;;
+	--topology) TOPOS=$2 ;;
+	--upstream) SERIES=$2 ;;
 	*) usage ;;
 	esac
 	shift 2
@@ -40,14 +44,17 @@ if [ -z "$KERNEL" ] || [ -z "$INITRD" ] || [ -z "$OUT" ]; then
 	usage
 fi
 
-# Test cases whose result differs on purpose: "program:case reason".
-# Per-process weights (set_mempolicy_weights(2)) do not exist upstream:
-# there, the tests that need them skip, and the probe finds ENOSYS.
-# numactl's tests of --weights expect its error there instead.
+# Test cases whose result differs on purpose: "series program:case
+# reason", series "*" for every upstream kernel.  Per-process weights
+# (set_mempolicy_weights(2)) do not exist upstream: there, the tests that
+# need them skip, and the probe finds ENOSYS.  numactl's tests of
+# --weights expect its error there instead.
 ALLOWED_DIFFERENCES='
-wi_weights:weights.* per-process weights are not in upstream Linux
-wi_weights_stress:stress.* per-process weights are not in upstream Linux
-wi_vma:wi_vma.interleave_hit upstream counts weighted interleave in NUMA_INTERLEAVE_HIT only from 6.13
+* wi_weights:weights.* per-process weights are not in upstream Linux
+* wi_weights_stress:stress.* per-process weights are not in upstream Linux
+* wi_owner:owner.* per-process weights are not in upstream Linux
+6.12 wi_vma:wi_vma.interleave_hit upstream counts weighted interleave in NUMA_INTERLEAVE_HIT only from 6.13
+6.12 wi_sysfs:wi_sysfs.auto_switch upstream has the auto switch only from 6.16
 '
 
 # "program:case<TAB>status" for every test case of a vm-run.sh result
@@ -75,9 +82,10 @@ results() {
 }
 
 allowed() {
-	local prog=$1 tcase=$2 pat reason
-	while read -r pat reason; do
+	local series=$1 prog=$2 tcase=$3 ser pat reason
+	while read -r ser pat reason; do
 		[ -n "$pat" ] || continue
+		[ "$ser" = '*' ] || [ "$ser" = "$series" ] || continue
 		# shellcheck disable=SC2053
 		if [[ "$prog:$tcase" == $pat ]]; then
 			echo "$reason"
@@ -87,41 +95,56 @@ allowed() {
 	return 1
 }
 
-mkdir -p "$OUT"
-UPSTREAM=$(upstream_kernel)
-info "project kernel: $KERNEL"
-info "upstream kernel: $UPSTREAM"
-rc=0
-scripts_dir=$(dirname "$0")
-"$scripts_dir/vm-run.sh" --kernel "$KERNEL" --initrd "$INITRD" \
-	--topology "$TOPO" --mode test --out "$OUT/project" || rc=1
-"$scripts_dir/vm-run.sh" --kernel "$UPSTREAM" --initrd "$INITRD" \
-	--topology "$TOPO" --mode test --out "$OUT/upstream" || rc=1
-
-TAB=$(printf '\t')
-results "$OUT/project" | sort -t "$TAB" -k 1,1 > "$OUT/project.results"
-results "$OUT/upstream" | sort -t "$TAB" -k 1,1 > "$OUT/upstream.results"
-
-{
-	n=0
+# compare DIR SERIES UPSTREAM_KERNEL: the TAP of DIR/project against
+# DIR/upstream-SERIES.
+compare() {
+	local dir=$1 series=$2 upstream=$3 n=0 key p u prog tcase reason
 	echo "# project: $KERNEL"
-	echo "# upstream: $UPSTREAM ($(basename "$UPSTREAM" .vmlinuz))"
+	echo "# upstream $series: $upstream ($(basename "$upstream" .vmlinuz))"
 	join -t "$TAB" -a 1 -a 2 -e missing -o 0,1.2,2.2 \
-		"$OUT/project.results" "$OUT/upstream.results" |
+		"$dir/project.results" "$dir/upstream-$series.results" >"$dir/joined"
 	while IFS=$TAB read -r key p u; do
 		n=$((n + 1))
 		prog=${key%%:*} tcase=${key#*:}
 		if [ "$p" = "$u" ] && [ "$p" != fail ] && [ "$p" != missing ]; then
 			echo "ok $n - $key: $p on both kernels"
-		elif [ "$p" = pass ] && reason=$(allowed "$prog" "$tcase"); then
+		elif [ "$p" = pass ] && reason=$(allowed "$series" "$prog" "$tcase"); then
 			echo "ok $n - $key: $p here, $u upstream # deliberate: $reason"
 		else
 			echo "not ok $n - $key: $p here, $u upstream"
 		fi
-		echo "$n" > "$OUT/.count"
+	done <"$dir/joined"
+	echo "1..$n"
+	rm -f "$dir/joined"
+}
+
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+rm -f "$OUT"/compare-*.tap
+TAB=$(printf '\t')
+rc=0
+scripts_dir=$(dirname "$0")
+declare -A upstream
+for series in $SERIES; do
+	upstream[$series]=$(upstream_kernel "$series")
+	info "upstream $series kernel: ${upstream[$series]}"
+done
+info "project kernel: $KERNEL"
+for topo in $TOPOS; do
+	dir=$OUT/$topo
+	mkdir -p "$dir"
+	"$scripts_dir/vm-run.sh" --kernel "$KERNEL" --initrd "$INITRD" \
+		--topology "$topo" --mode test --out "$dir/project" || rc=1
+	results "$dir/project" | sort -t "$TAB" -k 1,1 > "$dir/project.results"
+	for series in $SERIES; do
+		"$scripts_dir/vm-run.sh" --kernel "${upstream[$series]}" \
+			--initrd "$INITRD" --topology "$topo" --mode test \
+			--out "$dir/upstream-$series" || rc=1
+		results "$dir/upstream-$series" | sort -t "$TAB" -k 1,1 \
+			> "$dir/upstream-$series.results"
+		compare "$dir" "$series" "${upstream[$series]}" \
+			> "$OUT/compare-$topo-$series.tap"
 	done
-	echo "1..$(cat "$OUT/.count" 2>/dev/null || echo 0)"
-	rm -f "$OUT/.count"
-} > "$OUT/compare.tap"
-[ "$rc" = 0 ] || warn "a VM did not run to completion: see $OUT/*/console.log"
+done
+[ "$rc" = 0 ] || warn "a VM did not run to completion: see $OUT/*/*/console.log"
 exit "$rc"

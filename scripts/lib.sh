@@ -71,25 +71,52 @@ script_help() {
 }
 
 # Upstream's own weighted interleave, for comparison: the vmlinuz of the
-# newest linux-image-6.12.*-cloud-amd64 package in the archive
-# ($UPSTREAM_PKG overrides the package name), fetched once into
-# $BUILD_DIR/upstream. Prints its path.
+# newest Debian cloud kernel of upstream series $1 (default 6.12), fetched
+# once into $BUILD_DIR/upstream. Prints its path.
+#   6.12  linux-image-6.12.*+deb12-cloud-amd64-unsigned, from the machine's
+#         own apt sources (Debian 12)
+#   7.3   linux-binary-7.3.*+deb13-cloud-amd64 (the kernel image that
+#         linux-image-7.3.*+deb13-cloud-amd64 depends on), from
+#         trixie-backports through a private apt configuration (the
+#         machine's is left alone)
+# $UPSTREAM_PKG overrides the package name.
 upstream_kernel() {
-	local dir=$BUILD_DIR/upstream pkg deb
-	pkg=${UPSTREAM_PKG:-$(apt-cache search --names-only \
-		'^linux-image-6\.12\.[0-9]+\+deb12-cloud-amd64-unsigned$' |
+	local series=${1:-6.12} dir=$BUILD_DIR/upstream pkg deb re
+	local apt=()
+	case $series in
+	6.12) re='^linux-image-6\.12\.[0-9]+\+deb12-cloud-amd64-unsigned$' ;;
+	7.3)
+		re='^linux-binary-7\.3\.[0-9]+\+deb13-cloud-amd64$'
+		apt=(-o "Dir::Etc::SourceList=$dir/apt-$series/sources.list"
+		     -o Dir::Etc::SourceParts=/dev/null
+		     -o "Dir::State::Lists=$dir/apt-$series/lists"
+		     -o "Dir::Cache=$dir/apt-$series/cache"
+		     -o APT::Sandbox::User=root)
+		mkdir -p "$dir/apt-$series/lists/partial" \
+			"$dir/apt-$series/cache/archives/partial"
+		echo "deb http://deb.debian.org/debian trixie-backports main" \
+			>"$dir/apt-$series/sources.list"
+		if [ -z "$(find "$dir/apt-$series/lists" -name '*Packages*' -mtime -1 2>/dev/null)" ]; then
+			apt-get "${apt[@]}" update >"$dir/apt-$series.log" 2>&1 ||
+				die "apt-get update for trixie-backports failed (see $dir/apt-$series.log)"
+		fi
+		;;
+	*) die "no upstream kernel series '$series' (known: 6.12 7.3)" ;;
+	esac
+	pkg=${UPSTREAM_PKG:-$(apt-cache "${apt[@]}" search --names-only "$re" |
 		awk '{ print $1 }' | sort -V | tail -n 1)}
-	[ -n "$pkg" ] || die "no linux-image-6.12 cloud kernel in the archive (apt-get update?)"
+	[ -n "$pkg" ] || die "no linux-image-$series cloud kernel in the archive (apt-get update?)"
 	mkdir -p "$dir"
 	if [ ! -f "$dir/$pkg.vmlinuz" ]; then
 		info "fetching $pkg" >&2
 		rm -rf "$dir/tmp" && mkdir -p "$dir/tmp"
 		(cd "$dir/tmp" &&
-		 apt-get -o APT::Sandbox::User=root download "$pkg" >/dev/null) ||
+		 apt-get "${apt[@]}" download "$pkg" >/dev/null) ||
 			die "apt-get download $pkg failed"
 		dpkg-deb -x "$dir"/tmp/*.deb "$dir/tmp/x"
-		deb=$(find "$dir/tmp/x/boot" -name 'vmlinuz-*' | head -n 1)
-		[ -n "$deb" ] || die "$pkg has no /boot/vmlinuz-*"
+		deb=$(find "$dir/tmp/x/boot" "$dir/tmp/x/usr/lib/modules" \
+			-name 'vmlinuz*' 2>/dev/null | head -n 1)
+		[ -n "$deb" ] || die "$pkg has no vmlinuz"
 		mv "$deb" "$dir/$pkg.vmlinuz"
 		rm -rf "$dir/tmp"
 	fi
