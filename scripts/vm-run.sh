@@ -201,7 +201,9 @@ cmdline+=" wi.mode=$MODE wi.topo=$TOPO wi.dist=$(join / "${rows[@]}")"
 cmdline+=" wi.cpus=$(join / "${NODE_CPUS[@]}") wi.init=$(join , "${NODE_INIT[@]}")"
 [ -z "${VM_TEST_TIMEOUT:-}" ] || cmdline+=" wi.timeout=$VM_TEST_TIMEOUT"
 [ "$MODE" != test ] || [ -z "$ONLY" ] || cmdline+=" wi.only=$ONLY"
-[ "$HOTPLUG" = 0 ] || cmdline+=" wi.hotplug=/dev/ttyS2"
+# Hot-added memory stays offline until the test onlines it, whatever the
+# kernel's default (Debian's upstream kernels online it at once).
+[ "$HOTPLUG" = 0 ] || cmdline+=" wi.hotplug=/dev/ttyS2 memhp_default_state=offline"
 [ -z "$ICOUNT_APPEND" ] || cmdline+=" $ICOUNT_APPEND"
 [ -z "$EXTRA_APPEND" ] || cmdline+=" $EXTRA_APPEND"
 

@@ -136,7 +136,9 @@ static int write_vm(const struct target *t)
 		return -1;
 	n = process_vm_writev(t->pid, &local, 1, &remote, 1, 0);
 	free(buf);
-	return n == (ssize_t)REGION_LEN ? 0 : -1;
+	if (n < 0)
+		return -errno;
+	return n == (ssize_t)REGION_LEN ? 0 : -EIO;
 }
 
 static int write_proc_mem(const struct target *t)
