@@ -52,7 +52,10 @@ fi
 ALLOWED_DIFFERENCES='
 * wi_weights:weights.* per-process weights are not in upstream Linux
 * wi_weights_stress:stress.* per-process weights are not in upstream Linux
-* wi_owner:owner.* per-process weights are not in upstream Linux
+* wi_owner:owner.vm_writev_* per-process weights are not in upstream Linux
+* wi_owner:owner.proc_pid_mem_* per-process weights are not in upstream Linux
+* wi_owner:owner.ptrace_pokedata per-process weights are not in upstream Linux
+* wi_owner:owner.writer_task_policy_* per-process weights are not in upstream Linux
 6.12 wi_vma:wi_vma.interleave_hit upstream counts weighted interleave in NUMA_INTERLEAVE_HIT only from 6.13
 6.12 wi_sysfs:wi_sysfs.auto_switch upstream has the auto switch only from 6.16
 '
