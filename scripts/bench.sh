@@ -75,7 +75,7 @@ rc=0
 run project "$KERNEL" || rc=1
 have_upstream=0
 if [ "$UPSTREAM" = 1 ]; then
-	if up=$(upstream_kernel 2>"$OUT/upstream-fetch.log" | tail -n 1) &&
+	if up=$(upstream_kernel 6.12 2>"$OUT/upstream-fetch.log" | tail -n 1) &&
 		[ -f "$up" ]; then
 		echo
 		run upstream "$up" && have_upstream=1
