@@ -58,6 +58,8 @@ ALLOWED_DIFFERENCES='
 * wi_owner:owner.writer_task_policy_* per-process weights are not in upstream Linux
 6.12 wi_vma:wi_vma.interleave_hit upstream counts weighted interleave in NUMA_INTERLEAVE_HIT only from 6.13
 6.12 wi_sysfs:wi_sysfs.auto_switch upstream has the auto switch only from 6.16
+6.12 wi_hotplug:hotplug.* upstream has a weight file for every possible node, whatever its memory, until 6.16
+7.3 wi_hotplug:hotplug.node_with_cpu upstream derives auto weights only when a node reports its bandwidth, and a node with a CPU reports it at boot, before its memory comes: that node keeps weight 1 (Documentation/kernel.md)
 '
 
 # "program:case<TAB>status" for every test case of a vm-run.sh result

@@ -79,12 +79,13 @@ case $MODE in test|demo|bench|shell) ;; *) die "unknown mode '$MODE'" ;; esac
 # (CPU node) it is attached to; then the SLIT matrix, row i = distances
 # from node i. HMAT access latency/bandwidth for every initiator->target
 # pair follow the distances: latency = 10 ns per distance unit,
-# bandwidth = 240000/distance MiB/s (local DRAM: 100 ns, ~24 GB/s).
+# bandwidth = 240000/distance MiB/s (local DRAM: 100 ns, ~24 GB/s), scaled
+# by NODE_BW (percent, per target node, default 100).
 # A node with 0 MiB has no memory at boot; HOTPLUG=1 gives the machine
 # DIMM slots and scripts/vm-hotplug.py, which hot-adds DIMMs to such nodes
 # when the guest asks on ttyS2. ONLY= names the programs a test run of the
 # topology is for (the others need memory on every node).
-HOTPLUG=0 ONLY=''
+HOTPLUG=0 ONLY='' NODE_BW=()
 topology() {
 	case $1 in
 	numa4)
@@ -119,11 +120,13 @@ topology() {
 	# QEMU's SRAT gives the hotpluggable range to the last node only,
 	# and Linux ignores an HMAT that lists a memory node SRAT does not.
 	hotplug-cpu)
-		# A node with a CPU whose memory is all hot-added.
+		# A node with a CPU whose memory is all hot-added, and half as
+		# fast as node 0's, so that its auto weight is not node 0's.
 		SOCKETS=2 CORES=1
 		NODE_MEM=(512 0)
 		NODE_CPUS=(0 1)
 		NODE_INIT=(0 1)
+		NODE_BW=(100 50)
 		DIST=(
 			"10 20"
 			"20 10"
@@ -182,7 +185,7 @@ for ((i = 0; i < NODES; i++)); do
 	for ((j = 0; j < NODES; j++)); do
 		d=$(dist $i $j)
 		numa_args+=(-numa "hmat-lb,initiator=$i,target=$j,hierarchy=memory,data-type=access-latency,latency=$((d * 10))")
-		numa_args+=(-numa "hmat-lb,initiator=$i,target=$j,hierarchy=memory,data-type=access-bandwidth,bandwidth=$((240000 / d))M")
+		numa_args+=(-numa "hmat-lb,initiator=$i,target=$j,hierarchy=memory,data-type=access-bandwidth,bandwidth=$((240000 * ${NODE_BW[j]:-100} / (100 * d)))M")
 	done
 done
 ncpus=$((SOCKETS * CORES))
