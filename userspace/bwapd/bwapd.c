@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "bwapd.h"
+#include "json_out.h"
 #include "svg.h"
 
 #define EXIT_USAGE	2
@@ -162,27 +163,40 @@ static int cmd_topology(const struct opts *o)
 	ret = b.ops->ctrl_open(&b, why, sizeof(why));
 	counters = !ret;
 	if (o->json) {
-		printf("{\"nodes\": %d, \"cpu_model\": \"%s\", \"backend\": \"%s\",\n",
-		       t.nr_nodes, t.cpu_model, b.ops->name);
-		printf(" \"counters\": {\"available\": %s, \"source\": \"%s\", \"fallback\": \"%s\"},\n",
-		       counters ? "true" : "false",
-		       counters ? b.ops->ctrl_source(&b) : why,
-		       fallback_name(&t));
-		printf(" \"node\": [");
+		json_object *doc = json_object_new_object(), *c, *nodes, *h;
+
+		bj_int(doc, "nodes", t.nr_nodes);
+		bj_str(doc, "cpu_model", t.cpu_model);
+		bj_str(doc, "backend", b.ops->name);
+		c = json_object_new_object();
+		bj_bool(c, "available", counters);
+		bj_str(c, "source", counters ? b.ops->ctrl_source(&b) : why);
+		bj_str(c, "fallback", fallback_name(&t));
+		json_object_object_add(doc, "counters", c);
+		nodes = json_object_new_array();
 		for (i = 0; i < t.nr_nodes; i++) {
 			const struct bwapd_node *n = &t.node[i];
+			json_object *jn = json_object_new_object(), *d;
 
-			printf("%s\n  {\"id\": %d, \"cpus\": %d, \"memory_mib\": %llu, \"weight_file\": %s, \"distance\": [",
-			       i ? "," : "", i, n->nr_cpus,
-			       (unsigned long long)(n->mem_bytes >> 20),
-			       n->has_weight ? "true" : "false");
+			bj_int(jn, "id", i);
+			bj_int(jn, "cpus", n->nr_cpus);
+			bj_int(jn, "memory_mib", (int64_t)(n->mem_bytes >> 20));
+			bj_bool(jn, "weight_file", n->has_weight);
+			d = json_object_new_array();
 			for (j = 0; j < t.nr_nodes; j++)
-				printf("%s%d", j ? ", " : "", n->distance[j]);
-			printf("], \"hmat\": {\"initiators\": \"%s\", \"read_bandwidth\": %u, \"write_bandwidth\": %u, \"read_latency\": %u, \"write_latency\": %u}}",
-			       bwapd_nodelist_format(n->initiators, list, sizeof(list)),
-			       n->read_bw, n->write_bw, n->read_lat, n->write_lat);
+				json_object_array_add(d, json_object_new_int(n->distance[j]));
+			json_object_object_add(jn, "distance", d);
+			h = json_object_new_object();
+			bj_str(h, "initiators", bwapd_nodelist_format(n->initiators, list, sizeof(list)));
+			bj_int(h, "read_bandwidth", n->read_bw);
+			bj_int(h, "write_bandwidth", n->write_bw);
+			bj_int(h, "read_latency", n->read_lat);
+			bj_int(h, "write_latency", n->write_lat);
+			json_object_object_add(jn, "hmat", h);
+			json_object_array_add(nodes, jn);
 		}
-		printf("\n ]}\n");
+		json_object_object_add(doc, "node", nodes);
+		bj_print(doc);
 	} else {
 		printf("machine: %d nodes, %s (backend %s)\n", t.nr_nodes,
 		       t.cpu_model, b.ops->name);
@@ -260,35 +274,36 @@ static void print_table(const struct bwapd_file *f, int nr_nodes,
 
 static void print_json(const struct bwapd_file *f, int nr_nodes, uint32_t only)
 {
+	json_object *doc = json_object_new_object(), *sk, *sets;
 	char list[64];
-	int i, j, first = 1;
+	int i;
 
-	printf("{\"backend\": \"%s\", \"created\": \"%s\", \"skipped\": {\"symmetric\": %d, \"spread\": %d},\n \"worker_sets\": [",
-	       f->backend, f->created, f->nr_symmetric, f->nr_spread);
+	bj_str(doc, "backend", f->backend);
+	bj_str(doc, "created", f->created);
+	sk = json_object_new_object();
+	bj_int(sk, "symmetric", f->nr_symmetric);
+	bj_int(sk, "spread", f->nr_spread);
+	json_object_object_add(doc, "skipped", sk);
+	sets = json_object_new_array();
 	for (i = 0; i < f->nr_results; i++) {
 		const struct bwapd_result *r = &f->result[i];
+		json_object *js;
 
 		if (only && r->workers != only)
 			continue;
-		printf("%s\n  {\"workers\": \"%s\", \"source\": \"%s\", ",
-		       first ? "" : ",",
-		       bwapd_nodelist_format(r->workers, list, sizeof(list)),
-		       bwapd_source_name(r->source));
-		printf("\"same_as\": \"%s\", \"weights\": [",
-		       bwapd_nodelist_format(r->same_as, list, sizeof(list)));
-		for (j = 0; j < nr_nodes; j++)
-			printf("%s%u", j ? ", " : "", r->weights[j]);
-		printf("], \"fractions\": [");
-		for (j = 0; j < nr_nodes; j++)
-			printf("%s%.6f", j ? ", " : "", r->frac[j]);
-		printf("], \"minbw\": [");
-		for (j = 0; j < nr_nodes; j++)
-			printf("%s%.6g", j ? ", " : "", r->minbw[j]);
-		printf("], \"cycle\": %d, \"max_error\": %.6f}", r->cycle,
-		       r->u8_err);
-		first = 0;
+		js = json_object_new_object();
+		bj_str(js, "workers", bwapd_nodelist_format(r->workers, list, sizeof(list)));
+		bj_str(js, "source", bwapd_source_name(r->source));
+		bj_str(js, "same_as", bwapd_nodelist_format(r->same_as, list, sizeof(list)));
+		bj_u8s(js, "weights", r->weights, nr_nodes);
+		bj_nums(js, "fractions", r->frac, nr_nodes, "%.6f");
+		bj_nums(js, "minbw", r->minbw, nr_nodes, "%.6g");
+		bj_int(js, "cycle", r->cycle);
+		bj_num(js, "max_error", r->u8_err, "%.6f");
+		json_object_array_add(sets, js);
 	}
-	printf("\n ]}\n");
+	json_object_object_add(doc, "worker_sets", sets);
+	bj_print(doc);
 }
 
 static int cmd_profile(const struct opts *o)
@@ -461,6 +476,7 @@ static int cmd_apply(const struct opts *o, const char *arg)
 	uint8_t old[BWAPD_MAX_NODES], done[BWAPD_MAX_NODES];
 	uint32_t workers;
 	int i, ret = 0, changed = 0, nr_done = 0;
+	json_object *doc = NULL, *nodes = NULL;
 	char why[256];
 
 	if (!arg) {
@@ -493,27 +509,35 @@ static int cmd_apply(const struct opts *o, const char *arg)
 			return error("apply", -ENOENT, why);
 		}
 	}
-	if (o->json)
-		printf("{\"workers\": \"%s\", \"dry_run\": %s, \"nodes\": [",
-		       arg, o->dry_run ? "true" : "false");
-	else
+	if (o->json) {
+		doc = json_object_new_object();
+		bj_str(doc, "workers", arg);
+		bj_bool(doc, "dry_run", o->dry_run);
+		nodes = json_object_new_array();
+		json_object_object_add(doc, "nodes", nodes);
+	} else {
 		printf("%sworkers %s: global weights (%s)\n%-6s %4s %4s\n",
 		       o->dry_run ? "dry run: " : "", arg, BWAPD_WEIGHTS_DIR,
 		       "node", "old", "new");
+	}
 	for (i = 0; i < t.nr_nodes; i++) {
 		int keep = !r->weights[i] || r->weights[i] == old[i];
 
 		if (!t.node[i].has_weight)
 			continue;
-		if (o->json)
-			printf("%s{\"node\": %d, \"old\": %u, \"new\": %u}",
-			       i ? ", " : "", i, old[i],
-			       r->weights[i] ? r->weights[i] : old[i]);
-		else
+		if (o->json) {
+			json_object *jn = json_object_new_object();
+
+			bj_int(jn, "node", i);
+			bj_int(jn, "old", old[i]);
+			bj_int(jn, "new", r->weights[i] ? r->weights[i] : old[i]);
+			json_object_array_add(nodes, jn);
+		} else {
 			printf("%-6d %4u %4u%s\n", i, old[i],
 			       r->weights[i] ? r->weights[i] : old[i],
 			       !r->weights[i] ? "  (no pages: left as is)" :
 			       keep ? "" : "  changed");
+		}
 		if (keep)
 			continue;
 		changed++;
@@ -523,9 +547,8 @@ static int cmd_apply(const struct opts *o, const char *arg)
 		if (!ret)
 			done[nr_done++] = (uint8_t)i;
 	}
-	if (o->json)
-		printf("], \"changed\": %d}\n", changed);
 	if (ret) {
+		json_object_put(doc);
 		/* put back what was written: all or nothing */
 		for (i = 0; i < nr_done; i++)
 			b.ops->weight_set(&b, done[i], old[done[i]]);
@@ -535,10 +558,14 @@ static int cmd_apply(const struct opts *o, const char *arg)
 			     "writing a weight failed; the old weights are back");
 	}
 	bwapd_backend_destroy(&b);
-	if (!o->json)
+	if (o->json) {
+		bj_int(doc, "changed", changed);
+		bj_print(doc);
+	} else {
 		printf("%d of %d weights %s\n", changed,
 		       __builtin_popcount(t.mem_nodes),
 		       o->dry_run ? "would change" : "changed");
+	}
 	return 0;
 }
 
@@ -557,6 +584,7 @@ struct tune_log {
 	int nr_nodes;
 	const char *name;
 	const char *run_dir;		/* NULL: no status file */
+	int started;			/* the tuning began: a summary at the end */
 	struct bwapd_status st;
 	/* the run, for --plot */
 #define PLOT_POINTS	4096
@@ -625,6 +653,38 @@ static void status_update(struct tune_log *l, const char *state)
 	}
 }
 
+/* A --json event of the tuning stream: {"target": ..., "event": what, ...} */
+static json_object *tune_event(const struct tune_log *l, const char *what)
+{
+	json_object *e = json_object_new_object();
+
+	bj_str(e, "target", l->name);
+	bj_str(e, "event", what);
+	return e;
+}
+
+/* The last line of "tune --json": how it ended and where it left the target. */
+static void tune_summary(const struct tune_log *l,
+			 const struct bwapd_tune_result *r, const char *result)
+{
+	json_object *e = tune_event(l, "summary");
+
+	bj_str(e, "result", result);
+	bj_str(e, "command", l->st.command);
+	bj_str(e, "workers", l->st.workers);
+	bj_str(e, "metric", l->st.metric);
+	bj_num(e, "dwp", l->st.dwp, "%.4f");
+	bj_num(e, "stalls", l->st.stalls, "%.6g");
+	bj_num(e, "mapi", r->mapi, "%.6g");
+	bj_bool(e, "skipped", r->skipped);
+	bj_int(e, "steps", l->st.steps);
+	bj_int(e, "tunings", l->st.tunings);
+	bj_int(e, "pages_moved", (int64_t)l->st.moved);
+	bj_int(e, "pages_failed", (int64_t)r->failed);
+	bj_u8s(e, "weights", l->st.weights, l->nr_nodes);
+	bj_print(e);
+}
+
 static void log_step(void *arg, const struct bwapd_tune_step *st)
 {
 	struct tune_log *l = arg;
@@ -644,13 +704,19 @@ static void log_step(void *arg, const struct bwapd_tune_step *st)
 	status_update(l, l->st.state);
 
 	if (l->json) {
-		printf("{\"target\": \"%s\", \"step\": %d, \"what\": \"%s\", \"seconds\": %.3f, \"dwp\": %.4f, \"stalls\": %.6g, \"mapi\": %.6g, \"moved\": %llu, \"weights\": [",
-		       l->name, st->step, st->what, st->seconds, st->dwp,
-		       st->stall_rate, st->mapi,
-		       (unsigned long long)st->migration.moved);
-		for (j = 0; j < l->nr_nodes; j++)
-			printf("%s%u", j ? ", " : "", st->weights[j]);
-		printf("]}\n");
+		json_object *e = json_object_new_object();
+
+		bj_str(e, "target", l->name);
+		bj_int(e, "step", st->step);
+		bj_str(e, "what", st->what);
+		bj_num(e, "seconds", st->seconds, "%.3f");
+		bj_num(e, "dwp", st->dwp, "%.4f");
+		bj_num(e, "stalls", st->stall_rate, "%.6g");
+		bj_num(e, "mapi", st->mapi, "%.6g");
+		bj_int(e, "moved", (int64_t)st->migration.moved);
+		bj_u8s(e, "weights", st->weights, l->nr_nodes);
+		bj_print(e);
+		return;
 	} else {
 		char stalls[32] = "-";
 
@@ -802,7 +868,7 @@ static int tune_target(const struct opts *o, pid_t pid)
 	struct bwapd_target proc = { 0 }, model = { 0 }, *t;
 	struct bwapd_target hiproc = { 0 }, group[2] = { { 0 } }, *hi = NULL;
 	struct bwapd_tune_opts to = o->tune;
-	struct bwapd_tune_result r;
+	struct bwapd_tune_result r = { 0 };
 	static struct tune_log l;
 	struct bwapd_backend b;
 	struct bwapd_topology topo;
@@ -812,6 +878,7 @@ static int tune_target(const struct opts *o, pid_t pid)
 	uint64_t pages[BWAPD_MAX_NODES], total = 0;
 	uint32_t workers = 0;
 	char name[32], list[64];
+	const char *result = "failed";
 	int ret, j, changed, rc = 1;
 
 	memset(&l, 0, sizeof(l));
@@ -929,9 +996,6 @@ static int tune_target(const struct opts *o, pid_t pid)
 		}
 	}
 	bwapd_nodelist_format(workers, list, sizeof(list));
-	if (!o->json)
-		printf("tuning %s on workers %s (%s)\n", pid ? name : "the model",
-		       list, t->ops->name);
 	to.log = log_step;
 	to.log_arg = &l;
 	l.run_dir = *o->run_dir ? o->run_dir : NULL;
@@ -954,6 +1018,19 @@ static int tune_target(const struct opts *o, pid_t pid)
 		process_comm(pid, l.st.command, sizeof(l.st.command));
 	else
 		snprintf(l.st.command, sizeof(l.st.command), "%s", wl.name);
+	l.started = 1;
+	if (o->json) {
+		json_object *e = tune_event(&l, "start");
+
+		bj_str(e, "command", l.st.command);
+		bj_str(e, "workers", list);
+		bj_str(e, "source", t->ops->name);
+		bj_str(e, "metric", l.st.metric);
+		bj_print(e);
+	} else {
+		printf("tuning %s on workers %s (%s)\n", pid ? name : "the model",
+		       list, t->ops->name);
+	}
 	if (l.run_dir) {
 		if (pid)
 			snprintf(status_file, sizeof(status_file), "%s/%d.json",
@@ -972,10 +1049,17 @@ static int tune_target(const struct opts *o, pid_t pid)
 			double floor = 0;
 
 			ret = bwapd_tune_cosched(hi, t, canon, &to, &r, &floor);
-			if (!ret)
+			if (!ret && o->json) {
+				json_object *e = tune_event(&l, "co-scheduled");
+
+				bj_num(e, "floor", floor, "%.4f");
+				bj_num(e, "protect", to.protect, "%.4g");
+				bj_print(e);
+			} else if (!ret) {
 				printf("%s: co-scheduled: DWP %.3f or more keeps the high-priority "
 				       "job within %.0f %% of its speed\n", name, floor,
 				       to.protect * 100);
+			}
 			/* re-tuning keeps the floor */
 			to.floor = floor;
 		} else {
@@ -984,6 +1068,7 @@ static int tune_target(const struct opts *o, pid_t pid)
 		if (ret == -ESRCH) {
 			fprintf(stderr, "bwapd: process %d exited while it was tuned\n",
 				(int)pid);
+			result = "exited";
 			rc = 0;
 			goto out;
 		}
@@ -993,11 +1078,23 @@ static int tune_target(const struct opts *o, pid_t pid)
 				r.dwp);
 			goto out;
 		}
-		if (r.skipped)
+		if (o->json) {
+			json_object *e = tune_event(&l, r.skipped ?
+						    "not-memory-intensive" : "tuned");
+
+			bj_num(e, "dwp", r.dwp, "%.4f");
+			bj_int(e, "steps", r.steps);
+			bj_int(e, "moved", (int64_t)r.moved);
+			bj_int(e, "failed", (int64_t)r.failed);
+			bj_num(e, "mapi", r.mapi, "%.6g");
+			if (r.skipped)
+				bj_num(e, "min_mapi", to.min_mapi, "%.6g");
+			bj_print(e);
+		} else if (r.skipped)
 			printf("%s: %.4g memory accesses per instruction, below %.4g: not "
 			       "memory-intensive, left at DWP 0\n", name, r.mapi,
 			       to.min_mapi);
-		else if (!o->json)
+		else
 			printf("%s: DWP %.3f after %d steps, %llu pages moved%s\n",
 			       name, r.dwp, r.steps, (unsigned long long)r.moved,
 			       r.failed ? " (some could not move: a node was full)" : "");
@@ -1007,16 +1104,25 @@ static int tune_target(const struct opts *o, pid_t pid)
 		status_update(&l, "watching");
 		ret = bwapd_tune_watch(t, &to, r.stall_rate, o->watch, &changed);
 		if (ret == -ESRCH) {
+			result = "exited";
 			rc = 0;
 			goto out;
 		}
 		if (ret || !changed)
 			break;
-		printf("%s: phase change: stalls moved by more than %.0f %%; tuning again\n",
-		       name, to.phase_change * 100);
+		if (o->json) {
+			json_object *e = tune_event(&l, "phase-change");
+
+			bj_num(e, "threshold", to.phase_change, "%.4g");
+			bj_print(e);
+		} else {
+			printf("%s: phase change: stalls moved by more than %.0f %%; tuning again\n",
+			       name, to.phase_change * 100);
+		}
 		to.start = r.dwp;
 	}
 	rc = ret ? 1 : 0;
+	result = ret ? "failed" : "done";
 	if (o->plot) {
 		char title[256];
 
@@ -1027,6 +1133,8 @@ static int tune_target(const struct opts *o, pid_t pid)
 			rc = error(o->plot, ret, NULL);
 	}
 out:
+	if (l.started && o->json)
+		tune_summary(&l, &r, result);
 	if (l.run_dir)
 		bwapd_status_remove(l.run_dir, &l.st);
 	status_file[0] = 0;
@@ -1043,19 +1151,48 @@ out:
 	return rc;
 }
 
+static json_object *status_json(const struct bwapd_status *s)
+{
+	json_object *e = json_object_new_object();
+
+	bj_int(e, "pid", s->pid);
+	bj_int(e, "tuner", s->tuner);
+	bj_str(e, "command", s->command);
+	bj_str(e, "target", s->target);
+	bj_str(e, "workers", s->workers);
+	bj_str(e, "state", s->state);
+	bj_bool(e, "stale", s->stale);
+	bj_num(e, "dwp", s->dwp, "%.4f");
+	bj_str(e, "metric", s->metric);
+	bj_num(e, "stalls", s->stalls, "%.6g");
+	bj_int(e, "steps", s->steps);
+	bj_int(e, "tunings", s->tunings);
+	bj_int(e, "pages_moved", (int64_t)s->moved);
+	bj_int(e, "updated", (int64_t)s->updated);
+	bj_u8s(e, "weights", s->weights, s->nr_nodes);
+	return e;
+}
+
 static int cmd_status(const struct opts *o)
 {
 	static struct bwapd_status st[256];
-	char w[8 * BWAPD_MAX_NODES];
+	json_object *doc, *list;
+	char w[8 * BWAPD_MAX_NODES], cmd[64];
 	int i, j, n;
 	size_t off;
 
 	n = bwapd_status_list(o->run_dir, st, 256);
 	if (n < 0)
 		return error("status", n, NULL);
-	if (o->json)
-		printf("{\"tuners\": [");
-	else if (n)
+	if (o->json) {
+		doc = json_object_new_object();
+		list = json_object_new_array();
+		for (i = 0; i < n; i++)
+			json_object_array_add(list, status_json(&st[i]));
+		json_object_object_add(doc, "tuners", list);
+		return bj_print(doc) ? 1 : 0;
+	}
+	if (n)
 		printf("%-7s %-7s %-15s %-8s %-9s %6s %-12s %5s %10s  %s\n", "pid",
 		       "tuner", "command", "workers", "state", "DWP", "stalls",
 		       "steps", "pages", "weights");
@@ -1063,32 +1200,24 @@ static int cmd_status(const struct opts *o)
 		printf("no process is being tuned (%s)\n", o->run_dir);
 	for (i = 0; i < n; i++) {
 		const struct bwapd_status *s = &st[i];
+		char pid[16];
 
 		for (j = 0, off = 0; j < s->nr_nodes && off < sizeof(w); j++)
 			off += (size_t)snprintf(w + off, sizeof(w) - off, "%s%u",
-						j ? (o->json ? ", " : ":") : "",
-						s->weights[j]);
+						j ? ":" : "", s->weights[j]);
 		if (!s->nr_nodes)
 			w[0] = 0;
-		if (o->json) {
-			printf("%s\n  {\"pid\": %d, \"tuner\": %d, \"command\": \"%s\", \"target\": \"%s\", \"workers\": \"%s\", \"state\": \"%s\", \"stale\": %s, \"dwp\": %.4f, \"metric\": \"%s\", \"stalls\": %.6g, \"steps\": %d, \"tunings\": %d, \"pages_moved\": %llu, \"updated\": %lld, \"weights\": [%s]}",
-			       i ? "," : "", (int)s->pid, (int)s->tuner, s->command,
-			       s->target, s->workers, s->state,
-			       s->stale ? "true" : "false", s->dwp, s->metric,
-			       s->stalls, s->steps, s->tunings,
-			       (unsigned long long)s->moved, (long long)s->updated, w);
-		} else {
-			char pid[16];
-
-			snprintf(pid, sizeof(pid), "%d", (int)s->pid);
-			printf("%-7s %-7d %-15s %-8s %-9s %6.3f %-12.4g %5d %10llu  %s\n",
-			       s->pid ? pid : "model", (int)s->tuner, s->command,
-			       s->workers, s->stale ? "stale" : s->state, s->dwp,
-			       s->stalls, s->steps, (unsigned long long)s->moved, w);
-		}
+		/* a command name is any bytes: no terminal controls */
+		snprintf(cmd, sizeof(cmd), "%s", s->command);
+		for (j = 0; cmd[j]; j++)
+			if ((unsigned char)cmd[j] < 0x20 || cmd[j] == 0x7f)
+				cmd[j] = '?';
+		snprintf(pid, sizeof(pid), "%d", (int)s->pid);
+		printf("%-7s %-7d %-15s %-8s %-9s %6.3f %-12.4g %5d %10llu  %s\n",
+		       s->pid ? pid : "model", (int)s->tuner, cmd,
+		       s->workers, s->stale ? "stale" : s->state, s->dwp,
+		       s->stalls, s->steps, (unsigned long long)s->moved, w);
 	}
-	if (o->json)
-		printf("%s]}\n", n ? "\n" : "");
 	return 0;
 }
 
@@ -1372,9 +1501,17 @@ static int cmd_exec(struct opts *o, char **argv)
 			return WIFEXITED(status) ? WEXITSTATUS(status) :
 			       128 + WTERMSIG(status);
 		}
-		if (!o->json)
+		if (o->json) {
+			json_object *e = json_object_new_object();
+
+			bj_str(e, "event", "stable");
+			bj_str(e, "command", argv[0]);
+			bj_bool(e, "notified", n > 0);
+			bj_print(e);
+		} else {
 			printf("%s is stable%s\n", argv[0],
 			       n > 0 ? "" : " (closed the notification descriptor)");
+		}
 	}
 	if (o->delay > 0) {
 		struct timespec ts = { (time_t)o->delay,

@@ -6,6 +6,7 @@
  * nothing.
  */
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include "bwapd_test.h"
@@ -28,7 +29,9 @@ static int bwapd(struct run *r, int uid, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(args, sizeof(args), fmt, ap);
 	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "%s %s 2>&1", BWAPD_BIN, args);
+	/* stderr with stdout unless args redirect it */
+	snprintf(cmd, sizeof(cmd), "%s %s%s", BWAPD_BIN, args,
+		 strstr(args, "2>") ? "" : " 2>&1");
 	if (uid < 0) {
 		p = popen(cmd, "r");
 		if (!p)
@@ -81,6 +84,36 @@ static int weight(const char *root, int node)
 	return bwapd_read_text(root, path, buf, sizeof(buf)) ? -1 : atoi(buf);
 }
 
+/*
+ * Check bwapd's --json output with a strict parser, Python's: text is one
+ * JSON document (lines 0) or JSON Lines (lines 1), valid UTF-8; expr, a
+ * Python expression on d (the document, or the list of them), must be
+ * true.  0 if all holds; the parser's complaint is in the test's log.
+ */
+static int json_check(const char *dir, const char *text, int lines,
+		      const char *expr)
+{
+	static const char check[] =
+		"import json, sys\n"
+		"raw = open(sys.argv[1], 'rb').read().decode('utf-8')\n"
+		"if sys.argv[2] == '1':\n"
+		"    d = [json.loads(l) for l in raw.splitlines()]\n"
+		"else:\n"
+		"    d = json.loads(raw)\n"
+		"e = open(sys.argv[3]).read()\n"
+		"if not eval(e):\n"
+		"    sys.exit('false: ' + e)\n";
+	char cmd[1024];
+
+	if (put(dir, "check.py", "%s", check) ||
+	    put(dir, "out.json", "%s", text) ||
+	    put(dir, "expr.txt", "%s", expr))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "python3 %s/check.py %s/out.json %d %s/expr.txt >&2",
+		 dir, dir, lines, dir);
+	return system(cmd);
+}
+
 FIXTURE(cli)
 {
 	char dir[64];
@@ -112,10 +145,28 @@ TEST_F(cli, profile_show_apply_model)
 	EXPECT_NE(NULL, strstr(r.out, "15 worker sets: 4 to profile, 7 skipped as symmetric"));
 	EXPECT_NE(NULL, strstr(r.out, "4 skipped as spread out"));
 	EXPECT_LT(0, file_size(self->file));
-	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s show --json 2-3",
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s show --json 2-3 2>/dev/null",
 			   self->b, self->file));
 	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
-	EXPECT_NE(NULL, strstr(r.out, "\"workers\": \"2-3\", \"source\": \"counters\", \"same_as\": \"0-1\""))
+	EXPECT_EQ(0, json_check(self->dir, r.out, 0,
+		"[(s['workers'], s['source'], s['same_as'], len(s['weights'])) "
+		"for s in d['worker_sets']] == [('2-3', 'counters', '0-1', 4)] "
+		"and d['skipped'] == {'symmetric': 7, 'spread': 4}"))
+		TH_LOG("%s", r.out);
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s profile --seconds 0.2 --json 2>/dev/null",
+			   self->b, self->file));
+	EXPECT_EQ(0, r.status);
+	EXPECT_EQ(0, json_check(self->dir, r.out, 0,
+		"len(d['worker_sets']) == 11 and "
+		"all(abs(sum(s['fractions']) - 1) < 1e-5 for s in d['worker_sets'])"))
+		TH_LOG("%s", r.out);
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s apply --dry-run --json 0 2>/dev/null",
+			   self->b, self->file));
+	EXPECT_EQ(0, r.status);
+	EXPECT_EQ(0, json_check(self->dir, r.out, 0,
+		"d['dry_run'] is True and d['workers'] == '0' and "
+		"[n['node'] for n in d['nodes']] == [0, 1, 2, 3] and "
+		"d['changed'] == sum(n['old'] != n['new'] for n in d['nodes'])"))
 		TH_LOG("%s", r.out);
 	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s apply --dry-run 0",
 			   self->b, self->file));
@@ -285,9 +336,11 @@ TEST_F(cli, tune_and_status)
 			break;
 		usleep(50000);
 	}
-	EXPECT_NE(NULL, strstr(r.out, "\"command\": \"mixed\", \"target\": \"model\", \"workers\": \"0\", \"state\": \"watching\", \"stale\": false"))
+	EXPECT_EQ(0, json_check(self->dir, r.out, 0,
+		"[(t['command'], t['target'], t['workers'], t['state'], t['stale'], t['metric']) "
+		"for t in d['tuners']] == "
+		"[('mixed', 'model', '0', 'watching', False, 'stalls/instruction')]"))
 		TH_LOG("%s", r.out);
-	EXPECT_NE(NULL, strstr(r.out, "\"metric\": \"stalls/instruction\""));
 	/* stopped: its entry goes */
 	ASSERT_EQ(0, kill(tuner, SIGTERM));
 	for (i = 0; i < 100; i++) {
@@ -346,6 +399,103 @@ TEST_F(cli, bad_tuner_parameters)
 }
 
 /*
+ * tune --json is JSON Lines: a start event, a line per step, the end of
+ * each tuning, and a summary last, even with the co-scheduled job.
+ */
+TEST_F(cli, tune_json_lines)
+{
+	char be[1024], hi[1024];
+	struct run r;
+
+	snprintf(be, sizeof(be), "%s/workloads/bandwidth-bound.json", BWM_DATADIR);
+	snprintf(hi, sizeof(hi), "%s/workloads/latency-bound.json", BWM_DATADIR);
+	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir '' --model %s --file %s tune --workload %s --workers 0 --json 2>/dev/null",
+			   self->b, self->file, be));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_EQ(0, json_check(self->dir, r.out, 1,
+		"d[0]['event'] == 'start' and d[0]['command'] == 'bandwidth-bound' and "
+		"d[1]['step'] == 0 and all('step' in e or 'event' in e for e in d) and "
+		"d[-1]['event'] == 'summary' and d[-1]['result'] == 'done' and "
+		"d[-1]['dwp'] == [e for e in d if 'step' in e][-1]['dwp'] and "
+		"sum(e.get('event') == 'summary' for e in d) == 1"))
+		TH_LOG("%s", r.out);
+	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir '' --model %s --file %s tune --workload %s --workers 2-3 --corun %s --corun-workers 0 --json 2>/dev/null",
+			   self->b, self->file, be, hi));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_EQ(0, json_check(self->dir, r.out, 1,
+		"[e['event'] for e in d if 'event' in e] == "
+		"['start', 'co-scheduled', 'tuned', 'summary'] and "
+		"d[-1]['dwp'] >= [e for e in d if e.get('event') == 'co-scheduled'][0]['floor']"))
+		TH_LOG("%s", r.out);
+}
+
+/*
+ * A process may name itself anything: quotes, backslashes, control
+ * characters, bytes that are not UTF-8.  "bwapd status --json" stays
+ * valid JSON (and UTF-8) and gives the name back, ill-formed bytes as
+ * U+FFFD the way Python's decoder replaces them.
+ */
+TEST_F(cli, status_json_hostile_comm)
+{
+	static const char *const names[] = {
+		"a\"b\\c\"}", "x\n\ty\x01\x1b[2J", "\xff\xfe\xc3(\xe2\x82",
+		"\"pid\": 1, \"x", "</svg>&\xed\xa0\x80\xf4\x90", "\xc3\xa9\xf0\x9f\x98\x80\x7f",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char rd[128], path[64], expr[512], hex[64];
+		struct bwapd_status st = { 0 };
+		struct run r;
+		int p[2], j;
+		pid_t c;
+
+		snprintf(rd, sizeof(rd), "%s/run%u", self->dir, i);
+		ASSERT_EQ(0, pipe(p));
+		c = fork();
+		ASSERT_LE(0, c);
+		if (!c) {
+			close(p[0]);
+			if (prctl(PR_SET_NAME, names[i], 0, 0, 0) ||
+			    write(p[1], "x", 1) != 1)
+				_exit(1);
+			pause();
+			_exit(0);
+		}
+		close(p[1]);
+		ASSERT_EQ(1, read(p[0], hex, 1));
+		close(p[0]);
+		/* what a tuner of it keeps: its comm, read as bwapd reads it */
+		st.pid = c;
+		st.tuner = getpid();
+		st.nr_nodes = 2;
+		snprintf(st.target, sizeof(st.target), "process");
+		snprintf(st.state, sizeof(st.state), "watching");
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)c);
+		EXPECT_EQ(0, bwapd_read_text("", path, st.command, sizeof(st.command)));
+		EXPECT_STREQ(names[i], st.command);
+		ASSERT_EQ(0, bwapd_status_write(rd, &st));
+		ASSERT_EQ(0, bwapd(&r, -1, "--run-dir %s status --json 2>/dev/null", rd));
+		kill(c, SIGKILL);
+		waitpid(c, NULL, 0);
+		EXPECT_EQ(0, r.status);
+		for (j = 0; names[i][j]; j++)
+			snprintf(hex + 2 * j, sizeof(hex) - 2 * (size_t)j, "%02x",
+				 (unsigned char)names[i][j]);
+		snprintf(expr, sizeof(expr),
+			 "len(d['tuners']) == 1 and d['tuners'][0]['pid'] == %d and "
+			 "d['tuners'][0]['command'] == "
+			 "bytes.fromhex('%s').decode('utf-8', 'replace')",
+			 (int)c, hex);
+		EXPECT_EQ(0, json_check(self->dir, r.out, 0, expr))
+			TH_LOG("name %u: %s", i, r.out);
+		/* the table has no terminal controls either */
+		ASSERT_EQ(0, bwapd(&r, -1, "--run-dir %s status", rd));
+		EXPECT_EQ(NULL, strpbrk(r.out, "\x01\x1b\t"));
+	}
+}
+
+/*
  * Memory controller PMUs shaped like real machines, counting on real
  * perf fds (tests/pmu-fixture.sh --standin): counters are read during a
  * real profiling run on the host's node 0 and the weights say so.
@@ -364,9 +514,10 @@ TEST_F(cli, profile_counters_on_fixture_pmus)
 	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
 	EXPECT_NE(NULL, strstr(r.out, "counters: 6 PMUs uncore_imc_0..uncore_imc_5, 12 counters"))
 		TH_LOG("%s", r.out);
-	ASSERT_EQ(0, bwapd(&r, -1, "--root %s --file %s show --json 0",
+	ASSERT_EQ(0, bwapd(&r, -1, "--root %s --file %s show --json 0 2>/dev/null",
 			   self->dir, self->file));
-	EXPECT_NE(NULL, strstr(r.out, "\"source\": \"counters\"")) TH_LOG("%s", r.out);
+	EXPECT_EQ(0, json_check(self->dir, r.out, 0,
+		"d['worker_sets'][0]['source'] == 'counters'")) TH_LOG("%s", r.out);
 }
 
 /* Every package of a 2-socket machine, Intel and AMD, has counters. */
@@ -384,9 +535,11 @@ TEST_F(cli, topology_counters_two_sockets)
 		ASSERT_EQ(0, mkdir(dir, 0755));
 		ASSERT_EQ(0, fake_machine(dir, 2, 1));
 		ASSERT_EQ(0, pmu_fixture(dir, shapes[i], "0,1", 1));
-		ASSERT_EQ(0, bwapd(&r, -1, "--root %s topology --json", dir));
+		ASSERT_EQ(0, bwapd(&r, -1, "--root %s topology --json 2>/dev/null", dir));
 		EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
-		EXPECT_NE(NULL, strstr(r.out, "\"available\": true"))
+		EXPECT_EQ(0, json_check(self->dir, r.out, 0,
+			"d['counters']['available'] is True and d['nodes'] == 2 "
+			"and [n['id'] for n in d['node']] == [0, 1]"))
 			TH_LOG("%s: %s", shapes[i], r.out);
 	}
 }
