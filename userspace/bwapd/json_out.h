@@ -13,9 +13,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* s as valid UTF-8 in out (cut short at a character boundary); out. */
-char *bwapd_utf8_clean(const char *s, char *out, size_t len);
-
 void bj_str(json_object *o, const char *key, const char *s);
 void bj_int(json_object *o, const char *key, int64_t v);
 void bj_bool(json_object *o, const char *key, int v);

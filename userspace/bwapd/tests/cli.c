@@ -430,6 +430,35 @@ TEST_F(cli, tune_json_lines)
 }
 
 /*
+ * A plot's title carries the workload's (or the process's) name: markup,
+ * quotes, control characters and ill-formed UTF-8 in it still give an
+ * SVG file an XML parser takes, with the name as text.
+ */
+TEST_F(cli, plot_hostile_names)
+{
+	char wl[256], svg[256], cmd[2048];
+	struct run r;
+
+	snprintf(wl, sizeof(wl), "%s/hostile.json", self->dir);
+	snprintf(svg, sizeof(svg), "%s/plot.svg", self->dir);
+	ASSERT_EQ(0, put("/", wl + 1,
+		"{\"name\": \"a&b<c>\\\"d'e]]> \\u0001\\u001b\xff&amp;\", \"class\": \"mixed\", "
+		"\"workers\": [0, 1], \"demand_gbps\": 4, \"mlp\": 6, \"shared\": 0.6, "
+		"\"read\": 0.75, \"work_gb\": 10}\n"));
+	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir '' --model %s --file %s tune --workload %s --workers 0 --max-steps 2 --plot %s",
+			   self->b, self->file, wl, svg));
+	ASSERT_EQ(0, r.status) TH_LOG("%s", r.out);
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import sys, xml.dom.minidom as m; "
+		 "d = m.parse(sys.argv[1]); "
+		 "t = d.getElementsByTagName(\"text\")[0].firstChild.data; "
+		 "print(ascii(t)); "
+		 "sys.exit(t != \"tuning a&b<c>\\\"d\\x27e]]> \\ufffd\\ufffd\\ufffd&amp; (model) on workers 0\")' %s >&2",
+		 svg);
+	EXPECT_EQ(0, system(cmd)) TH_LOG("the title, escaped, parses back");
+}
+
+/*
  * A process may name itself anything: quotes, backslashes, control
  * characters, bytes that are not UTF-8.  "bwapd status --json" stays
  * valid JSON (and UTF-8) and gives the name back, ill-formed bytes as
