@@ -23,6 +23,7 @@
 
 #include "bwapd.h"
 #include "json_out.h"
+#include "log.h"
 #include "svg.h"
 
 #define EXIT_USAGE	2
@@ -49,6 +50,7 @@ struct opts {
 	pid_t hi_pid;
 	double watch, delay, scan;
 	int wait_stable;
+	int log_level;
 	struct bwapd_tune_opts tune;
 };
 
@@ -59,50 +61,338 @@ struct progress {
 	char workers[64];
 };
 
-static void usage(FILE *f)
+/* ---- the command line ---- */
+
+enum { C_TOPOLOGY, C_PROFILE, C_SHOW, C_APPLY, C_TUNE, C_EXEC, C_STATUS,
+       C_DAEMON, NR_CMDS, C_RULE = NR_CMDS };
+
+static const struct cmd_def {
+	const char *name, *args, *what;
+} cmds[NR_CMDS] = {
+	[C_TOPOLOGY] = { "topology", "", "nodes, CPUs, memory, distances, HMAT, counters" },
+	[C_PROFILE] = { "profile", "", "measure every worker set, write the weights file" },
+	[C_SHOW] = { "show", " [WORKERS]", "the canonical weights of the file" },
+	[C_APPLY] = { "apply", " WORKERS", "set the global weights to those of WORKERS (root)" },
+	[C_TUNE] = { "tune", "", "tune a process's own weights (--pid), or a model's workload" },
+	[C_EXEC] = { "exec", " -- COMMAND [ARG...]", "run COMMAND under weighted interleave and tune it" },
+	[C_STATUS] = { "status", "", "the processes being tuned" },
+	[C_DAEMON] = { "daemon", "", "tune the processes the rules name" },
+};
+
+#define B(c)		(1u << (c))
+#define ALL		(B(NR_CMDS) - 1)
+#define BACKEND		(ALL & ~B(C_STATUS))	/* --model, --root, ... */
+#define TUNERS		(B(C_TUNE) | B(C_EXEC) | B(C_DAEMON) | B(C_RULE))
+#define USES_FILE	(B(C_PROFILE) | B(C_SHOW) | B(C_APPLY) | TUNERS)
+#define JSON_OUT	(ALL & ~B(C_DAEMON))
+
+enum kind { K_FLAG, K_STR, K_INT, K_DBL, K_U64, K_METRIC, K_LEVEL, K_HELP,
+	    K_VERSION };
+
+#define O(f)	offsetof(struct opts, f)
+
+static const struct optdef {
+	const char *name;
+	enum kind kind;
+	size_t off;
+	double min, max;
+	unsigned int cmds;
+	const char *arg, *help;
+} optdefs[] = {
+	{ "file", K_STR, O(file), 0, 0, USES_FILE & ~B(C_RULE), "PATH",
+	  "canonical-weights file (default " BWAPD_DEFAULT_FILE ")" },
+	{ "model", K_STR, O(model), 0, 0, BACKEND, "MACHINE.json",
+	  "a machine of the NUMA bandwidth model instead of this one" },
+	{ "root", K_STR, O(root), 0, 0, BACKEND, "DIR",
+	  "read sysfs and /proc below DIR (a machine's tree, for tests)" },
+	{ "pmu-root", K_STR, O(pmu_root), 0, 0, BACKEND, "DIR",
+	  "memory controller PMUs from DIR/sys/bus/event_source and\n"
+	  "DIR/proc/cpuinfo (a machine's shape, for tests)" },
+	{ "seed", K_U64, O(seed), 0, 0, BACKEND, "N",
+	  "seed of the model's counter noise (default 1)" },
+	{ "noise", K_DBL, O(noise), 0, 0.999999, BACKEND, "R",
+	  "the model's relative counter noise, 0 to 1 (default 0)" },
+	{ "json", K_FLAG, O(json), 0, 0, JSON_OUT, NULL,
+	  "JSON on standard output (one document, or JSON Lines for tune and exec)" },
+	{ "dry-run", K_FLAG, O(dry_run), 0, 0, B(C_APPLY), NULL,
+	  "show what would change, write nothing" },
+	{ "no-counters", K_FLAG, O(no_counters), 0, 0, B(C_PROFILE), NULL,
+	  "no counters: weights from HMAT or SLIT" },
+	{ "seconds", K_DBL, O(seconds), 0.1, 3600, B(C_PROFILE) | TUNERS, "S",
+	  "benchmark time per worker set, 0.1 to 3600 (default 2)" },
+	{ "u8-err", K_DBL, O(u8_err), 0, 0.999999, B(C_PROFILE) | TUNERS, "E",
+	  "largest page-share error of integer weights (default 0.005)" },
+	{ "all", K_FLAG, O(sets.all), 0, 0, B(C_PROFILE), NULL,
+	  "profile spread-out sets too" },
+	{ "no-symmetry", K_FLAG, O(sets.no_symmetry), 0, 0, B(C_PROFILE), NULL,
+	  "profile symmetric sets too" },
+	{ "max-size", K_INT, O(sets.max_size), 1, BWAPD_MAX_NODES, B(C_PROFILE), "K",
+	  "only sets of up to K nodes" },
+	{ "pid", K_INT, O(pid), 1, INT_MAX, B(C_TUNE), "PID", "the process to tune" },
+	{ "workload", K_STR, O(workload), 0, 0, TUNERS, "W.json",
+	  "a workload of the model (with --model): tuned, or what counts a\n"
+	  "process's stalls" },
+	{ "workers", K_STR, O(workers), 0, 0, B(C_TUNE), "NODES",
+	  "the workload's worker nodes" },
+	{ "samples", K_INT, O(tune.samples), 1, 1000, TUNERS, "N",
+	  "measurements per step (default 20)" },
+	{ "trim", K_INT, O(tune.trim), 0, 499, TUNERS, "C",
+	  "highest and lowest measurements dropped (default 5)" },
+	{ "period", K_DBL, O(tune.period), 0.001, 3600, TUNERS, "T",
+	  "seconds per step (default 0.2)" },
+	{ "step", K_DBL, O(tune.step), 0.001, 1, TUNERS, "X",
+	  "DWP step (default 0.1)" },
+	{ "fine-step", K_DBL, O(tune.fine_step), 0, 1, TUNERS, "X",
+	  "step near the best setting (default 0.025; 0: none)" },
+	{ "max-steps", K_INT, O(tune.max_steps), 0, 126, TUNERS, "K",
+	  "settings tried after the start (default 10)" },
+	{ "forward-only", K_FLAG, O(tune.forward_only), 0, 0, TUNERS, NULL,
+	  "the paper's search: raise DWP only; stalls per second" },
+	{ "metric", K_METRIC, O(tune.metric), 0, 0, TUNERS, "rate|instruction",
+	  "stalled cycles per second, or per instruction" },
+	{ "min-mapi", K_DBL, O(tune.min_mapi), 0, 1e9, TUNERS, "M",
+	  "below M memory accesses per instruction: left at DWP 0" },
+	{ "rate", K_DBL, O(tune.migrate.pages_per_s), 0, 1e12, TUNERS, "PAGES",
+	  "pages moved per second at most (0: no limit)" },
+	{ "delay", K_DBL, O(delay), 0, 1e9, B(C_EXEC), "S",
+	  "seconds to wait before tuning" },
+	{ "wait-stable", K_FLAG, O(wait_stable), 0, 0, B(C_EXEC), NULL,
+	  "tune once the program calls bwapd_stable()" },
+	{ "watch", K_DBL, O(watch), 0, 1e12, TUNERS, "S",
+	  "then watch S seconds for phase changes (0: until the process exits)" },
+	{ "plot", K_STR, O(plot), 0, 0, B(C_TUNE) | B(C_EXEC), "FILE.svg",
+	  "draw the run when the tuner stops" },
+	{ "high-priority", K_INT, O(hi_pid), 1, INT_MAX, B(C_TUNE), "PID",
+	  "a high-priority process on other nodes to protect" },
+	{ "protect", K_DBL, O(tune.protect), 0, 0.999999, B(C_TUNE), "P",
+	  "share of its speed the high-priority job may lose (default 0.02)" },
+	{ "corun", K_STR, O(corun), 0, 0, B(C_TUNE), "W.json",
+	  "the model's high-priority workload beside the one tuned" },
+	{ "corun-workers", K_STR, O(corun_workers), 0, 0, B(C_TUNE), "NODES",
+	  "its worker nodes" },
+	{ "canonical", K_STR, O(canonical), 0, 0, TUNERS, "W0:W1:...",
+	  "canonical weights to start from, instead of the file's" },
+	{ "rules", K_STR, O(rules), 0, 0, B(C_DAEMON), "FILE",
+	  "the rules (default " BWAPD_RULES_FILE ")" },
+	{ "scan", K_DBL, O(scan), 0.1, 3600, B(C_DAEMON), "S",
+	  "look for new processes every S seconds (default 5)" },
+	{ "run-dir", K_STR, O(run_dir), 0, 0,
+	  (TUNERS | B(C_STATUS)) & ~B(C_RULE), "DIR",
+	  "the tuners' status files (default " BWAPD_RUN_DIR "; '': none)" },
+	{ "log-level", K_LEVEL, O(log_level), 0, 0, ALL, "LEVEL",
+	  "err, warning, info or debug: the least important messages logged\n"
+	  "(default info)" },
+	{ "help", K_HELP, 0, 0, 0, ALL, NULL, "this text" },
+	{ "version", K_VERSION, 0, 0, 0, ALL, NULL, "bwapd's version" },
+};
+
+#define NR_OPTS		(sizeof(optdefs) / sizeof(optdefs[0]))
+
+static void opt_help(FILE *f, const struct optdef *d)
 {
-	fprintf(f,
-		"usage: bwapd [--file PATH] COMMAND [OPTIONS]\n"
-		"\n"
-		"commands:\n"
-		"  topology [--json]         nodes, CPUs, memory, distances, HMAT, counters\n"
-		"  profile [--seconds S] [--no-counters] [--all] [--no-symmetry]\n"
-		"          [--max-size K] [--u8-err E] [--json]\n"
-		"                            measure every worker set, write the weights file\n"
-		"  show [--json] [WORKERS]   the canonical weights of the file\n"
-		"  apply [--dry-run] [--json] WORKERS\n"
-		"                            set the global weights to those of WORKERS (root)\n"
-		"  tune --pid PID [TUNER OPTIONS]\n"
-		"                            tune a running process's own weights (DWP)\n"
-		"  tune --workload W.json [--workers NODES] [TUNER OPTIONS]   (with --model)\n"
-		"                            tune a workload of the model\n"
-		"  tune --pid PID --high-priority PID2 [--protect P]\n"
-		"  tune --workload W.json --corun W2.json --corun-workers NODES (with --model)\n"
-		"                            tune a best-effort job beside a high-priority one\n"
-		"  exec [TUNER OPTIONS] -- COMMAND [ARG...]\n"
-		"                            run COMMAND under weighted interleave and tune it\n"
-		"  status [--json]           the processes being tuned\n"
-		"  daemon [--rules FILE] [--scan S]\n"
-		"                            tune the processes the rules name\n"
-		"\n"
-		"tuner options: --samples N --trim C --period S --step X --fine-step X\n"
-		"  --max-steps K --forward-only --metric rate|instruction --min-mapi M\n"
-		"  --rate PAGES/S --delay S --wait-stable --watch S --run-dir DIR\n"
-		"  --plot FILE.svg --canonical W0:W1:... --json\n"
-		"\n"
-		"  --file PATH   canonical-weights file (default %s)\n"
-		"  --pmu-root DIR  memory controller PMUs from DIR/sys/bus/event_source\n"
-		"                and DIR/proc/cpuinfo (a machine's shape, for tests)\n"
-		"WORKERS is a node list such as 0-1 or 0,2.\n",
-		BWAPD_DEFAULT_FILE);
+	char left[64];
+	const char *h, *nl;
+
+	snprintf(left, sizeof(left), "--%s%s%s", d->name, d->arg ? " " : "",
+		 d->arg ? d->arg : "");
+	for (h = d->help; h; h = nl ? nl + 1 : NULL) {
+		nl = strchr(h, '\n');
+		fprintf(f, "  %-28s %.*s\n", h == d->help ? left : "",
+			nl ? (int)(nl - h) : (int)strlen(h), h);
+	}
 }
+
+/* bwapd --help (cmd < 0), or the options of one command. */
+static void usage(FILE *f, int cmd)
+{
+	unsigned int i;
+
+	if (cmd < 0) {
+		fprintf(f, "usage: bwapd COMMAND [OPTIONS] [ARGS]\n\ncommands:\n");
+		for (i = 0; i < NR_CMDS; i++)
+			fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].what);
+		fprintf(f, "\n\"bwapd COMMAND --help\" lists the options of a command.\n"
+			"WORKERS and NODES are node lists such as 0-1 or 0,2.\n\n"
+			"options of every command:\n");
+	} else {
+		fprintf(f, "usage: bwapd %s [OPTIONS]%s\n%s\n\noptions:\n",
+			cmds[cmd].name, cmds[cmd].args, cmds[cmd].what);
+	}
+	for (i = 0; i < NR_OPTS; i++)
+		if (cmd < 0 ? optdefs[i].cmds == ALL :
+		    (optdefs[i].cmds & B(cmd)))
+			opt_help(f, &optdefs[i]);
+}
+
+static const char *const level_names[] = { "err", "warning", "info", "debug" };
+static const int level_values[] = { BWAPD_LOG_ERR, BWAPD_LOG_WARNING,
+				    BWAPD_LOG_INFO, BWAPD_LOG_DEBUG };
+
+/* The value of option d in o: 0, or EXIT_USAGE with a message. */
+static int opt_value(const struct optdef *d, const char *arg, struct opts *o)
+{
+	char *p = (char *)o + d->off, *end;
+	unsigned int i;
+	double v;
+	long l;
+
+	errno = 0;
+	switch (d->kind) {
+	case K_STR:
+		*(const char **)p = arg;
+		return 0;
+	case K_INT:
+		l = strtol(arg, &end, 10);
+		if (end == arg || *end || errno || l < d->min || l > d->max)
+			break;
+		*(int *)p = (int)l;
+		return 0;
+	case K_DBL:
+		v = strtod(arg, &end);
+		if (end == arg || *end || errno || !(v >= d->min && v <= d->max))
+			break;
+		*(double *)p = v;
+		return 0;
+	case K_U64:
+		if (arg[strspn(arg, " \t")] == '-')
+			break;
+		*(uint64_t *)p = strtoull(arg, &end, 0);
+		if (end == arg || *end || errno)
+			break;
+		return 0;
+	case K_METRIC:
+		if (!strcmp(arg, "rate"))
+			o->tune.metric = BWAPD_STALL_RATE;
+		else if (!strcmp(arg, "instruction"))
+			o->tune.metric = BWAPD_STALLS_PER_INSN;
+		else
+			break;
+		return 0;
+	case K_LEVEL:
+		for (i = 0; i < 4; i++)
+			if (!strcmp(arg, level_names[i]))
+				return o->log_level = level_values[i], 0;
+		break;
+	default:
+		*(int *)p = 1;
+		return 0;
+	}
+	if (d->kind == K_INT || d->kind == K_DBL)
+		bwapd_log(BWAPD_LOG_ERR, "--%s: bad value '%s': want %s from %g to %g",
+			d->name, arg, d->kind == K_INT ? "a whole number" : "a number",
+			d->min, d->max);
+	else
+		bwapd_log(BWAPD_LOG_ERR, "--%s: bad value '%s'%s%s", d->name, arg,
+			d->arg ? ": want " : "", d->kind == K_U64 ?
+			"a whole number, not negative" : d->arg);
+	return EXIT_USAGE;
+}
+
+struct words {
+	int nr;
+	char *word[4];		/* the command and its arguments */
+	char **rest;		/* after "--" (NULL: none) */
+};
+
+/*
+ * The options of argv into o, anywhere before "--"; seen[i] counts
+ * optdefs[i] and w gets the other words.  0 or EXIT_USAGE.
+ */
+static int parse_opts(int argc, char **argv, struct opts *o, int *seen,
+		      struct words *w)
+{
+	struct option lo[NR_OPTS + 1];
+	unsigned int i;
+	int c;
+
+	memset(lo, 0, sizeof(lo));
+	memset(w, 0, sizeof(*w));
+	for (i = 0; i < NR_OPTS; i++) {
+		lo[i].name = optdefs[i].name;
+		lo[i].has_arg = optdefs[i].arg ? required_argument : no_argument;
+		lo[i].val = 1000 + (int)i;
+	}
+	optind = 0;	/* GNU getopt: start over */
+	opterr = 0;
+	for (;;) {
+		if (optind && optind < argc && !strcmp(argv[optind], "--")) {
+			w->rest = argv + optind + 1;
+			break;
+		}
+		c = getopt_long(argc, argv, "+:", lo, NULL);
+		if (c == -1) {
+			if (optind >= argc)
+				break;
+			if (w->nr == 4) {
+				bwapd_log(BWAPD_LOG_ERR, "too many arguments");
+				return EXIT_USAGE;
+			}
+			w->word[w->nr++] = argv[optind++];
+			continue;
+		}
+		if (c < 1000) {
+			bwapd_log(BWAPD_LOG_ERR, "%s: %s (\"bwapd --help\")",
+				argv[optind - 1], c == ':' ? "needs a value" :
+				"no such option");
+			return EXIT_USAGE;
+		}
+		i = (unsigned int)(c - 1000);
+		seen[i]++;
+		if (opt_value(&optdefs[i], optarg, o))
+			return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int opt_index(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; strcmp(optdefs[i].name, name); i++)
+		;
+	return (int)i;
+}
+
+/* --forward-only is stalls per second: --metric instruction contradicts it. */
+static int metric_opts(const int *seen, struct opts *o, const char *where)
+{
+	if (!seen[opt_index("forward-only")])
+		return 0;
+	if (seen[opt_index("metric")] && o->tune.metric != BWAPD_STALL_RATE) {
+		bwapd_log(BWAPD_LOG_ERR, "%s: --forward-only measures stalls per "
+			  "second: it does not go with --metric instruction",
+			  where);
+		return EXIT_USAGE;
+	}
+	o->tune.metric = BWAPD_STALL_RATE;
+	return 0;
+}
+
+/* Every option seen is one of cmd's: 0, or EXIT_USAGE with a message. */
+static int check_opts(const int *seen, int cmd, const char *where)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_OPTS; i++) {
+		if (seen[i] && !(optdefs[i].cmds & B(cmd))) {
+			bwapd_log(BWAPD_LOG_ERR, "%s: --%s is not an option of %s "
+				"(\"bwapd %s --help\" lists them)", where,
+				optdefs[i].name, cmd == C_RULE ? "a rule" :
+				cmds[cmd].name, cmd == C_RULE ? "daemon" :
+				cmds[cmd].name);
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
 
 static int error(const char *what, int ret, const char *why)
 {
 	if (why && *why)
-		fprintf(stderr, "bwapd: %s: %s\n", what, why);
+		bwapd_log(BWAPD_LOG_ERR, "%s: %s", what, why);
 	else
-		fprintf(stderr, "bwapd: %s: %s\n", what, strerror(-ret));
+		bwapd_log(BWAPD_LOG_ERR, "%s: %s", what, strerror(-ret));
 	return 1;
 }
 
@@ -126,6 +416,8 @@ static int open_backend(const struct opts *o, struct bwapd_backend *b,
 		bwapd_backend_destroy(b);
 		return error("topology", ret, why);
 	}
+	bwapd_log(BWAPD_LOG_DEBUG, "backend %s: %d nodes, %s", b->ops->name,
+		  t->nr_nodes, t->cpu_model);
 	return 0;
 }
 
@@ -329,25 +621,25 @@ static int cmd_profile(const struct opts *o)
 		bwapd_backend_destroy(&b);
 		return error("worker sets", ret, "no node has CPUs");
 	}
-	fprintf(stderr,
-		"bwapd: %d worker sets: %d to profile, %d skipped as symmetric to a "
+	bwapd_log(BWAPD_LOG_INFO,
+		"%d worker sets: %d to profile, %d skipped as symmetric to a "
 		"profiled set (%d symmetries of the distances), %d skipped as spread "
-		"out (nodes farther apart than a set of that size needs)\n",
+		"out (nodes farther apart than a set of that size needs)",
 		sets.nr, sets.nr_profile, sets.nr_symmetric,
 		sets.nr_automorphisms, sets.nr_spread);
 	if (o->no_counters) {
-		fprintf(stderr, "bwapd: counters: not used (--no-counters); weights from %s\n",
+		bwapd_log(BWAPD_LOG_INFO, "counters: not used (--no-counters); weights from %s",
 			fallback_name(&t));
 	} else {
 		ret = b.ops->ctrl_open(&b, why, sizeof(why));
 		counters = !ret;
 		if (counters)
-			fprintf(stderr, "bwapd: counters: %s\n",
+			bwapd_log(BWAPD_LOG_INFO, "counters: %s",
 				b.ops->ctrl_source(&b));
 		else
-			fprintf(stderr,
-				"bwapd: counters: unavailable: %s\n"
-				"bwapd: weights from %s (fallback)\n", why,
+			bwapd_log(BWAPD_LOG_WARNING,
+				"counters: unavailable: %s\n"
+				"weights from %s (fallback)", why,
 				fallback_name(&t));
 	}
 	po.progress = show_progress;
@@ -425,7 +717,7 @@ static int load(const struct opts *o, struct bwapd_backend *b,
 static int parse_workers(const char *arg, uint32_t *w)
 {
 	if (bwapd_nodelist_parse(arg, w)) {
-		fprintf(stderr, "bwapd: '%s' is not a node list (e.g. 0-1 or 0,2)\n",
+		bwapd_log(BWAPD_LOG_ERR, "'%s' is not a node list (e.g. 0-1 or 0,2)",
 			arg);
 		return 1;
 	}
@@ -434,10 +726,10 @@ static int parse_workers(const char *arg, uint32_t *w)
 
 static int unknown_set(const struct bwapd_file *f, const char *arg)
 {
-	fprintf(stderr,
-		"bwapd: no canonical weights for workers %s in the file (%d sets;"
+	bwapd_log(BWAPD_LOG_ERR,
+		"no canonical weights for workers %s in the file (%d sets;"
 		" \"bwapd show\" lists them, \"bwapd profile --all\" profiles"
-		" spread-out sets too)\n", arg, f->nr_results);
+		" spread-out sets too)", arg, f->nr_results);
 	return 1;
 }
 
@@ -480,7 +772,7 @@ static int cmd_apply(const struct opts *o, const char *arg)
 	char why[256];
 
 	if (!arg) {
-		usage(stderr);
+		usage(stderr, C_APPLY);
 		return EXIT_USAGE;
 	}
 	if (parse_workers(arg, &workers))
@@ -646,8 +938,8 @@ static void status_update(struct tune_log *l, const char *state)
 	snprintf(l->st.state, sizeof(l->st.state), "%s", state);
 	l->st.updated = time(NULL);
 	if (bwapd_status_write(l->run_dir, &l->st)) {
-		fprintf(stderr, "bwapd: cannot write the status in %s: %s "
-			"(\"bwapd status\" will not show this tuner)\n",
+		bwapd_log(BWAPD_LOG_WARNING, "cannot write the status in %s: %s "
+			"(\"bwapd status\" will not show this tuner)",
 			l->run_dir, strerror(errno));
 		l->run_dir = NULL;
 	}
@@ -762,8 +1054,8 @@ static int canonical_of(const struct opts *o, struct bwapd_backend *b,
 		}
 		if (*p || n != t->nr_nodes ||
 		    bwm_weights_to_fractions(w, n, frac)) {
-			fprintf(stderr, "bwapd: --canonical %s: want %d weights 0-255 "
-				"separated by ':', not all 0\n", o->canonical,
+			bwapd_log(BWAPD_LOG_ERR, "--canonical %s: want %d weights 0-255 "
+				"separated by ':', not all 0", o->canonical,
 				t->nr_nodes);
 			return -EINVAL;
 		}
@@ -773,7 +1065,7 @@ static int canonical_of(const struct opts *o, struct bwapd_backend *b,
 	if (!ret) {
 		r = bwapd_file_find(&f, workers);
 		if (!r) {
-			fprintf(stderr, "bwapd: no canonical weights for workers %s in %s\n",
+			bwapd_log(BWAPD_LOG_ERR, "no canonical weights for workers %s in %s",
 				list, o->file);
 			return -ENOENT;
 		}
@@ -781,12 +1073,12 @@ static int canonical_of(const struct opts *o, struct bwapd_backend *b,
 		char cwhy[512] = "";
 		int counters = !b->ops->ctrl_open(b, cwhy, sizeof(cwhy));
 
-		fprintf(stderr, "bwapd: %s does not exist: canonical weights of workers %s from %s\n",
+		bwapd_log(BWAPD_LOG_WARNING, "%s does not exist: canonical weights of workers %s from %s",
 			o->file, list, counters ? "a profiling run now" :
 			"the firmware tables (no counters)");
 		ret = bwapd_profile_set(b, t, workers, counters, &po, &now);
 		if (ret) {
-			fprintf(stderr, "bwapd: profiling workers %s: %s\n", list,
+			bwapd_log(BWAPD_LOG_ERR, "profiling workers %s: %s", list,
 				strerror(-ret));
 			return ret;
 		}
@@ -808,7 +1100,7 @@ static int load_workload(const char *path, const struct bwm_machine *m,
 
 	if (bwm_workload_load(path, wl, &err) ||
 	    bwm_workload_bind(m, wl, workers, 0, &err)) {
-		fprintf(stderr, "bwapd: %s\n",
+		bwapd_log(BWAPD_LOG_ERR, "%s",
 			bwm_error_format(&err, path, msg, sizeof(msg)));
 		return -EINVAL;
 	}
@@ -830,7 +1122,7 @@ static int corun_targets(const struct opts *o, const struct bwm_machine *m,
 	int j, ret;
 
 	if (!o->corun_workers) {
-		fprintf(stderr, "bwapd: --corun needs --corun-workers, and no --pid\n");
+		bwapd_log(BWAPD_LOG_ERR, "--corun needs --corun-workers, and no --pid");
 		return EXIT_USAGE;
 	}
 	if (parse_workers(o->corun_workers, &hw) ||
@@ -887,6 +1179,10 @@ static int tune_target(const struct opts *o, pid_t pid)
 	if (pid ? open_here(o, &b, &topo) : open_backend(o, &b, &topo))
 		return 1;
 	if (o->model && bwm_machine_load(o->model, &m, &err)) {
+		char msg[512];
+
+		bwapd_log(BWAPD_LOG_ERR, "--model: %s",
+			  bwm_error_format(&err, o->model, msg, sizeof(msg)));
 		bwapd_backend_destroy(&b);
 		return 1;
 	}
@@ -909,12 +1205,12 @@ static int tune_target(const struct opts *o, pid_t pid)
 	}
 	if (o->workload) {
 		if (!o->model) {
-			fprintf(stderr, "bwapd: --workload needs --model\n");
+			bwapd_log(BWAPD_LOG_ERR, "--workload needs --model");
 			rc = EXIT_USAGE;
 			goto out;
 		}
 		if (pid && m.nr_nodes != topo.nr_nodes) {
-			fprintf(stderr, "bwapd: the model has %d nodes, the machine %d\n",
+			bwapd_log(BWAPD_LOG_ERR, "the model has %d nodes, the machine %d",
 				m.nr_nodes, topo.nr_nodes);
 			goto out;
 		}
@@ -923,7 +1219,7 @@ static int tune_target(const struct opts *o, pid_t pid)
 		workers = wl.workers;
 		if (o->corun) {
 			if (pid) {
-				fprintf(stderr, "bwapd: --corun is for the model, not --pid\n");
+				bwapd_log(BWAPD_LOG_ERR, "--corun is for the model, not --pid");
 				rc = EXIT_USAGE;
 				goto out;
 			}
@@ -943,19 +1239,19 @@ static int tune_target(const struct opts *o, pid_t pid)
 			t = &model;
 		}
 	} else if (!pid) {
-		fprintf(stderr, "bwapd: tune needs --pid PID or --workload FILE\n");
+		bwapd_log(BWAPD_LOG_ERR, "tune needs --pid PID or --workload FILE");
 		rc = EXIT_USAGE;
 		goto out;
 	}
 	if (!pid && o->watch == 0) {
-		fprintf(stderr, "bwapd: --watch 0 follows a process until it exits; a "
-			"model never does: give seconds\n");
+		bwapd_log(BWAPD_LOG_ERR, "--watch 0 follows a process until it exits; a "
+			"model never does: give seconds");
 		rc = EXIT_USAGE;
 		goto out;
 	}
 	if (o->hi_pid) {
 		if (!pid || o->corun) {
-			fprintf(stderr, "bwapd: --high-priority needs --pid\n");
+			bwapd_log(BWAPD_LOG_ERR, "--high-priority needs --pid");
 			rc = EXIT_USAGE;
 			goto out;
 		}
@@ -966,8 +1262,8 @@ static int tune_target(const struct opts *o, pid_t pid)
 			goto out;
 		}
 		if (hiproc.workers & workers) {
-			fprintf(stderr, "bwapd: processes %d and %d share nodes; "
-				"co-scheduling wants them apart\n", (int)o->hi_pid,
+			bwapd_log(BWAPD_LOG_ERR, "processes %d and %d share nodes; "
+				"co-scheduling wants them apart", (int)o->hi_pid,
 				(int)pid);
 			goto out;
 		}
@@ -982,16 +1278,16 @@ static int tune_target(const struct opts *o, pid_t pid)
 		for (j = 0; !ret && j < topo.nr_nodes; j++)
 			total += pages[j];
 		if (ret) {
-			fprintf(stderr, "bwapd: cannot see the pages of process %d: %s%s\n",
+			bwapd_log(BWAPD_LOG_ERR, "cannot see the pages of process %d: %s%s",
 				(int)pid, proc.why, ret == -EACCES || ret == -EPERM ?
 				" (another user's process needs ptrace read access and "
 				"CAP_SYS_NICE); nothing changed" : "");
 			goto out;
 		}
 		if (!total) {
-			fprintf(stderr, "bwapd: process %d has no anonymous memory under weighted "
+			bwapd_log(BWAPD_LOG_ERR, "process %d has no anonymous memory under weighted "
 				"interleave (start it with \"bwapd exec\" or \"numactl "
-				"--weighted-interleave\")\n", (int)pid);
+				"--weighted-interleave\")", (int)pid);
 			goto out;
 		}
 	}
@@ -1066,7 +1362,7 @@ static int tune_target(const struct opts *o, pid_t pid)
 			ret = bwapd_tune(t, canon, &to, &r);
 		}
 		if (ret == -ESRCH) {
-			fprintf(stderr, "bwapd: process %d exited while it was tuned\n",
+			bwapd_log(BWAPD_LOG_INFO, "process %d exited while it was tuned",
 				(int)pid);
 			result = "exited";
 			rc = 0;
@@ -1074,7 +1370,7 @@ static int tune_target(const struct opts *o, pid_t pid)
 		}
 		if (ret) {
 			error("tune", ret, t->why);
-			fprintf(stderr, "bwapd: the target keeps weights of DWP %.3f\n",
+			bwapd_log(BWAPD_LOG_ERR, "the target keeps weights of DWP %.3f",
 				r.dwp);
 			goto out;
 		}
@@ -1230,9 +1526,6 @@ static int cmd_tune(const struct opts *o)
 
 /* ---- daemon ---- */
 
-static int parse_opts(int argc, char **argv, struct opts *o, int *watch_set,
-		      int rule);
-
 #define MAX_TUNERS	256
 #define MAX_GIVEN_UP	1024
 
@@ -1258,23 +1551,27 @@ struct daemon {
 static int rule_opts(const struct opts *o, const struct bwapd_rule *r,
 		     struct opts *ro)
 {
-	char *argv[BWAPD_RULE_ARGS + 1];
-	int watch_set = 0, ret;
+	char *argv[BWAPD_RULE_ARGS + 1], where[4200];
+	int seen[NR_OPTS] = { 0 }, ret;
+	struct words w;
 
 	*ro = *o;
 	memcpy(argv, r->argv, sizeof(argv[0]) * (size_t)(r->argc + 1));
-	optind = 0;	/* GNU getopt: start over */
-	opterr = 1;
-	ret = parse_opts(r->argc, argv, ro, &watch_set, 1);
-	if (!ret && optind < r->argc) {
-		fprintf(stderr, "bwapd: not an option: %s\n", argv[optind]);
+	snprintf(where, sizeof(where), "%s:%d", o->rules, r->line);
+	ret = parse_opts(r->argc, argv, ro, seen, &w);
+	if (!ret && (w.nr || w.rest)) {
+		bwapd_log(BWAPD_LOG_ERR, "%s: not an option: %s", where,
+			  w.nr ? w.word[0] : "--");
 		ret = EXIT_USAGE;
 	}
+	if (!ret)
+		ret = check_opts(seen, C_RULE, where) ||
+		      metric_opts(seen, ro, where);
 	if (!ret && bwapd_tune_opts_check(&ro->tune)) {
-		fprintf(stderr, "bwapd: bad tuner parameters\n");
+		bwapd_log(BWAPD_LOG_ERR, "%s: bad tuner parameters", where);
 		ret = EXIT_USAGE;
 	}
-	if (!watch_set)
+	if (!seen[opt_index("watch")])
 		ro->watch = 0;	/* until the process exits */
 	ro->json = 0;
 	return ret ? EXIT_USAGE : 0;
@@ -1301,12 +1598,12 @@ static void reap(struct daemon *d)
 		if (i == d->nr)
 			continue;
 		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-			printf("bwapd: process %d: tuner failed; not tuned again\n",
+			bwapd_log(BWAPD_LOG_WARNING, "process %d: tuner failed; not tuned again",
 			       (int)d->target[i]);
 			if (d->nr_given_up < MAX_GIVEN_UP)
 				d->given_up[d->nr_given_up++] = d->target[i];
 		} else {
-			printf("bwapd: process %d: tuned until it exited\n",
+			bwapd_log(BWAPD_LOG_INFO, "process %d: tuned until it exited",
 			       (int)d->target[i]);
 		}
 		d->target[i] = d->target[--d->nr];
@@ -1342,7 +1639,7 @@ static void scan(struct daemon *d)
 		r = bwapd_rules_match(d->rules, d->nr_rules, comm);
 		if (!r || rule_opts(d->o, r, &ro))
 			continue;
-		printf("bwapd: process %d (%s) matches rule %d (%s): tuning it\n",
+		bwapd_log(BWAPD_LOG_INFO, "process %d (%s) matches rule %d (%s): tuning it",
 		       (int)pid, comm, r->line, r->pattern);
 		fflush(stdout);
 		c = fork();
@@ -1378,7 +1675,7 @@ static int cmd_daemon(const struct opts *o)
 		struct opts ro;
 
 		if (rule_opts(o, &d.rules[i], &ro)) {
-			fprintf(stderr, "bwapd: %s:%d: bad options in this rule; not started\n",
+			bwapd_log(BWAPD_LOG_ERR, "%s:%d: bad options in this rule; not started",
 				o->rules, d.rules[i].line);
 			return EXIT_USAGE;
 		}
@@ -1388,7 +1685,7 @@ static int cmd_daemon(const struct opts *o)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	printf("bwapd: %d rules from %s; looking for processes every %g s\n",
+	bwapd_log(BWAPD_LOG_INFO, "%d rules from %s; looking for processes every %g s",
 	       d.nr_rules, o->rules, o->scan);
 	fflush(stdout);
 	while (!daemon_stop) {
@@ -1404,7 +1701,7 @@ static int cmd_daemon(const struct opts *o)
 		kill(d.tuner[i], SIGTERM);
 	while (d.nr && wait(NULL) > 0)
 		;
-	printf("bwapd: stopped; %d tuners stopped, their processes keep their weights\n",
+	bwapd_log(BWAPD_LOG_INFO, "stopped; %d tuners stopped, their processes keep their weights",
 	       d.nr);
 	return 0;
 }
@@ -1481,11 +1778,11 @@ static int cmd_exec(struct opts *o, char **argv)
 	if (n == sizeof(err)) {
 		waitpid(pid, &status, 0);
 		if (err == ENOSYS || err == EINVAL)
-			fprintf(stderr, "bwapd: cannot put %s under weighted interleave: %s "
+			bwapd_log(BWAPD_LOG_ERR, "cannot put %s under weighted interleave: %s "
 				"(a kernel without MPOL_WEIGHTED_INTERLEAVE or "
-				"set_mempolicy_weights?)\n", argv[0], strerror(err));
+				"set_mempolicy_weights?)", argv[0], strerror(err));
 		else
-			fprintf(stderr, "bwapd: %s: %s\n", argv[0], strerror(err));
+			bwapd_log(BWAPD_LOG_ERR, "%s: %s", argv[0], strerror(err));
 		return 127;
 	}
 	if (o->wait_stable) {
@@ -1496,7 +1793,7 @@ static int cmd_exec(struct opts *o, char **argv)
 			;
 		close(notify[0]);
 		if (n <= 0 && waitpid(pid, &status, WNOHANG) == pid) {
-			fprintf(stderr, "bwapd: %s exited before it said it was stable\n",
+			bwapd_log(BWAPD_LOG_ERR, "%s exited before it said it was stable",
 				argv[0]);
 			return WIFEXITED(status) ? WEXITSTATUS(status) :
 			       128 + WTERMSIG(status);
@@ -1521,255 +1818,12 @@ static int cmd_exec(struct opts *o, char **argv)
 	}
 	rc = tune_target(o, pid);
 	if (rc)
-		fprintf(stderr, "bwapd: %s runs on untuned\n", argv[0]);
+		bwapd_log(BWAPD_LOG_WARNING, "%s runs on untuned", argv[0]);
 	if (waitpid(pid, &status, 0) < 0)
 		return 1;
 	if (WIFEXITED(status))
 		return rc ? rc : WEXITSTATUS(status);
 	return 128 + WTERMSIG(status);
-}
-
-/* The whole of s as a number: 0, or -EINVAL (junk, nothing, out of range). */
-static int dbl(const char *s, double *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtod(s, &end);
-	return end == s || *end || errno ? -EINVAL : 0;
-}
-
-static int whole(const char *s, int *v)
-{
-	char *end;
-	long l;
-
-	errno = 0;
-	l = strtol(s, &end, 10);
-	if (end == s || *end || errno || l < INT_MIN || l > INT_MAX)
-		return -EINVAL;
-	*v = (int)l;
-	return 0;
-}
-
-/*
- * The options of argv into o: 0, EXIT_USAGE, or -1 after --help.  Also
- * for the tuner options of a rule (optind reset by the caller; no usage
- * text on an error there).
- */
-static int parse_opts(int argc, char **argv, struct opts *o, int *watch_set,
-		      int rule)
-{
-	static const struct option longopts[] = {
-		{ "file", required_argument, NULL, 'f' },
-		{ "model", required_argument, NULL, 'M' },
-		{ "root", required_argument, NULL, 'R' },
-		{ "pmu-root", required_argument, NULL, 1022 },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "noise", required_argument, NULL, 'N' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "no-counters", no_argument, NULL, 'C' },
-		{ "seconds", required_argument, NULL, 's' },
-		{ "u8-err", required_argument, NULL, 'e' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "no-symmetry", no_argument, NULL, 'y' },
-		{ "max-size", required_argument, NULL, 'k' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "workload", required_argument, NULL, 'W' },
-		{ "workers", required_argument, NULL, 'w' },
-		{ "samples", required_argument, NULL, 1000 },
-		{ "trim", required_argument, NULL, 1001 },
-		{ "period", required_argument, NULL, 1002 },
-		{ "step", required_argument, NULL, 1003 },
-		{ "fine-step", required_argument, NULL, 1004 },
-		{ "max-steps", required_argument, NULL, 1005 },
-		{ "forward-only", no_argument, NULL, 1006 },
-		{ "metric", required_argument, NULL, 1007 },
-		{ "min-mapi", required_argument, NULL, 1008 },
-		{ "rate", required_argument, NULL, 1009 },
-		{ "delay", required_argument, NULL, 1010 },
-		{ "watch", required_argument, NULL, 1011 },
-		{ "run-dir", required_argument, NULL, 1012 },
-		{ "wait-stable", no_argument, NULL, 1013 },
-		{ "plot", required_argument, NULL, 1014 },
-		{ "rules", required_argument, NULL, 1015 },
-		{ "scan", required_argument, NULL, 1016 },
-		{ "canonical", required_argument, NULL, 1017 },
-		{ "high-priority", required_argument, NULL, 1018 },
-		{ "protect", required_argument, NULL, 1019 },
-		{ "corun", required_argument, NULL, 1020 },
-		{ "corun-workers", required_argument, NULL, 1021 },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	char *end;
-	int c;
-
-	while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			o->file = optarg;
-			break;
-		case 'M':
-			o->model = optarg;
-			break;
-		case 'R':
-			o->root = optarg;
-			break;
-		case 1022:
-			o->pmu_root = optarg;
-			break;
-		case 'S':
-			o->seed = strtoull(optarg, &end, 0);
-			if (*end)
-				goto bad;
-			break;
-		case 'N':
-			if (dbl(optarg, &o->noise) ||
-			    !(o->noise >= 0 && o->noise < 1))
-				goto bad;
-			break;
-		case 'j':
-			o->json = 1;
-			break;
-		case 'n':
-			o->dry_run = 1;
-			break;
-		case 'C':
-			o->no_counters = 1;
-			break;
-		case 's':
-			if (dbl(optarg, &o->seconds) ||
-			    !(o->seconds >= 0.1 && o->seconds <= 3600))
-				goto bad;
-			break;
-		case 'e':
-			if (dbl(optarg, &o->u8_err) ||
-			    !(o->u8_err >= 0 && o->u8_err < 1))
-				goto bad;
-			break;
-		case 'a':
-			o->sets.all = 1;
-			break;
-		case 'y':
-			o->sets.no_symmetry = 1;
-			break;
-		case 'k':
-			o->sets.max_size = atoi(optarg);
-			if (o->sets.max_size < 1)
-				goto bad;
-			break;
-		case 'p':
-			if (whole(optarg, &o->pid) || o->pid <= 0)
-				goto bad;
-			break;
-		case 'W':
-			o->workload = optarg;
-			break;
-		case 'w':
-			o->workers = optarg;
-			break;
-		case 1000:
-			if (whole(optarg, &o->tune.samples))
-				goto bad;
-			break;
-		case 1001:
-			if (whole(optarg, &o->tune.trim))
-				goto bad;
-			break;
-		case 1002:
-			if (dbl(optarg, &o->tune.period))
-				goto bad;
-			break;
-		case 1003:
-			if (dbl(optarg, &o->tune.step))
-				goto bad;
-			break;
-		case 1004:
-			if (dbl(optarg, &o->tune.fine_step))
-				goto bad;
-			break;
-		case 1005:
-			if (whole(optarg, &o->tune.max_steps))
-				goto bad;
-			break;
-		case 1006:
-			o->tune.forward_only = 1;
-			o->tune.metric = BWAPD_STALL_RATE;
-			break;
-		case 1007:
-			if (!strcmp(optarg, "rate"))
-				o->tune.metric = BWAPD_STALL_RATE;
-			else if (!strcmp(optarg, "instruction"))
-				o->tune.metric = BWAPD_STALLS_PER_INSN;
-			else
-				goto bad;
-			break;
-		case 1008:
-			if (dbl(optarg, &o->tune.min_mapi))
-				goto bad;
-			break;
-		case 1009:
-			if (dbl(optarg, &o->tune.migrate.pages_per_s))
-				goto bad;
-			break;
-		case 1010:
-			if (dbl(optarg, &o->delay) || !(o->delay >= 0))
-				goto bad;
-			break;
-		case 1011:
-			if (dbl(optarg, &o->watch) || !(o->watch >= 0))
-				goto bad;
-			*watch_set = 1;
-			break;
-		case 1012:
-			o->run_dir = optarg;
-			break;
-		case 1013:
-			o->wait_stable = 1;
-			break;
-		case 1014:
-			o->plot = optarg;
-			break;
-		case 1015:
-			o->rules = optarg;
-			break;
-		case 1017:
-			o->canonical = optarg;
-			break;
-		case 1018:
-			if (whole(optarg, &o->hi_pid) || o->hi_pid <= 0)
-				goto bad;
-			break;
-		case 1019:
-			if (dbl(optarg, &o->tune.protect))
-				goto bad;
-			break;
-		case 1020:
-			o->corun = optarg;
-			break;
-		case 1021:
-			o->corun_workers = optarg;
-			break;
-		case 1016:
-			if (dbl(optarg, &o->scan) ||
-			    !(o->scan >= 0.1 && o->scan <= 3600))
-				goto bad;
-			break;
-		case 'h':
-			usage(stdout);
-			return -1;
-		default:
-			if (!rule)
-				usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	return 0;
-bad:
-	fprintf(stderr, "bwapd: bad value '%s' for an option\n", optarg);
-	return EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
@@ -1778,57 +1832,86 @@ int main(int argc, char **argv)
 		.file = BWAPD_DEFAULT_FILE, .root = "", .seed = 1,
 		.run_dir = BWAPD_RUN_DIR, .rules = BWAPD_RULES_FILE, .scan = 5,
 		.seconds = 2, .u8_err = BWM_DEFAULT_U8_ERR,
+		.log_level = BWAPD_LOG_INFO,
 	};
-	const char *cmd, *arg;
-	int c, watch_set = 0;
+	int seen[NR_OPTS] = { 0 };
+	const char *arg;
+	struct words w;
+	int c, cmd;
 
 	bwapd_tune_opts_default(&o.tune);
 	o.watch = -1;
+	bwapd_log_init(BWAPD_LOG_INFO);
 
-	c = parse_opts(argc, argv, &o, &watch_set, 0);
+	c = parse_opts(argc, argv, &o, seen, &w);
+	bwapd_log_init(o.log_level);
 	if (c)
-		return c < 0 ? 0 : c;
-	if (optind >= argc) {
-		usage(stderr);
+		return c;
+	for (cmd = 0; w.nr && cmd < NR_CMDS; cmd++)
+		if (!strcmp(w.word[0], cmds[cmd].name))
+			break;
+	if (seen[opt_index("version")]) {
+		printf("bwapd %s\n", BWAPD_VERSION);
+		return 0;
+	}
+	if (seen[opt_index("help")] && (!w.nr || cmd < NR_CMDS)) {
+		usage(stdout, w.nr ? cmd : -1);
+		return 0;
+	}
+	if (!w.nr || cmd == NR_CMDS) {
+		if (w.nr)
+			bwapd_log(BWAPD_LOG_ERR, "%s: no such command", w.word[0]);
+		usage(stderr, -1);
 		return EXIT_USAGE;
 	}
-	cmd = argv[optind];
-	arg = optind + 1 < argc ? argv[optind + 1] : NULL;
-	if ((!strcmp(cmd, "tune") || !strcmp(cmd, "exec")) &&
+	if (check_opts(seen, cmd, cmds[cmd].name))
+		return EXIT_USAGE;
+	if (metric_opts(seen, &o, cmds[cmd].name))
+		return EXIT_USAGE;
+	if ((cmd == C_TUNE || cmd == C_EXEC || cmd == C_DAEMON) &&
 	    bwapd_tune_opts_check(&o.tune)) {
-		fprintf(stderr, "bwapd: bad tuner parameters (samples 1-1000 with "
-			"2 x trim fewer, period > 0, steps in (0, 1], max-steps "
-			"up to 126, rate >= 0)\n");
+		bwapd_log(BWAPD_LOG_ERR, "bad tuner parameters (samples 1-1000 with "
+			  "2 x trim fewer, period > 0, steps in (0, 1], max-steps "
+			  "up to 126, rate >= 0)");
 		return EXIT_USAGE;
 	}
-	if (!strcmp(cmd, "exec")) {
-		if (!arg) {
-			fprintf(stderr, "bwapd: exec: no command (bwapd exec -- COMMAND)\n");
+	if (cmd == C_EXEC) {
+		char **command = w.rest ? w.rest : w.word + 1;
+
+		if (!command[0]) {
+			bwapd_log(BWAPD_LOG_ERR, "exec: no command (bwapd exec -- COMMAND)");
+			return EXIT_USAGE;
+		}
+		if (w.rest && w.nr > 1) {
+			bwapd_log(BWAPD_LOG_ERR, "exec: %s: the command goes after \"--\"",
+				  w.word[1]);
 			return EXIT_USAGE;
 		}
 		/* a launched program is followed until it exits */
-		if (!watch_set)
+		if (!seen[opt_index("watch")])
 			o.watch = 0;
-		return cmd_exec(&o, argv + optind + 1);
+		return cmd_exec(&o, command);
 	}
-	if (optind + 2 < argc) {
-		fprintf(stderr, "bwapd: too many arguments\n");
+	arg = w.nr > 1 ? w.word[1] : NULL;
+	if (w.rest || w.nr > ((cmd == C_SHOW || cmd == C_APPLY) ? 2 : 1)) {
+		bwapd_log(BWAPD_LOG_ERR, "%s: too many arguments (\"bwapd %s --help\")",
+			  cmds[cmd].name, cmds[cmd].name);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(cmd, "topology") && !arg)
+	switch (cmd) {
+	case C_TOPOLOGY:
 		return cmd_topology(&o);
-	if (!strcmp(cmd, "profile") && !arg)
+	case C_PROFILE:
 		return cmd_profile(&o);
-	if (!strcmp(cmd, "show"))
+	case C_SHOW:
 		return cmd_show(&o, arg);
-	if (!strcmp(cmd, "apply"))
+	case C_APPLY:
 		return cmd_apply(&o, arg);
-	if (!strcmp(cmd, "tune") && !arg)
+	case C_TUNE:
 		return cmd_tune(&o);
-	if (!strcmp(cmd, "status") && !arg)
+	case C_STATUS:
 		return cmd_status(&o);
-	if (!strcmp(cmd, "daemon") && !arg)
+	default:
 		return cmd_daemon(&o);
-	usage(stderr);
-	return EXIT_USAGE;
+	}
 }

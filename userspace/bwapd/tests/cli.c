@@ -525,6 +525,142 @@ TEST_F(cli, status_json_hostile_comm)
 }
 
 /*
+ * Each command takes its own options only; numbers are whole words in
+ * range; contradictions are errors whatever their order.
+ */
+TEST_F(cli, options_per_command)
+{
+	static const struct { const char *args, *says; } bad[] = {
+		{ "show --dry-run --seconds 5 0-1", "show: --dry-run is not an option of show" },
+		{ "status --file x", "status: --file is not an option of status" },
+		{ "topology --pid 1", "topology: --pid is not an option of topology" },
+		{ "profile --max-size 3x", "--max-size: bad value '3x'" },
+		{ "profile --max-size 0", "--max-size: bad value '0'" },
+		{ "profile --seconds 5s", "--seconds: bad value '5s'" },
+		{ "tune --samples -3", "--samples: bad value '-3'" },
+		{ "--seed -1 topology", "--seed: bad value '-1'" },
+		{ "tune --workload x --forward-only --metric instruction",
+		  "--forward-only measures stalls per second" },
+		{ "tune --workload x --metric instruction --forward-only",
+		  "--forward-only measures stalls per second" },
+		{ "tune --pid", "--pid: needs a value" },
+		{ "--frobnicate status", "--frobnicate: no such option" },
+		{ "frobnicate", "frobnicate: no such command" },
+		{ "status extra", "status: too many arguments" },
+	};
+	char rules[256];
+	struct run r;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ASSERT_EQ(0, bwapd(&r, -1, "%s", bad[i].args));
+		EXPECT_EQ(2, r.status) TH_LOG("%s: %s", bad[i].args, r.out);
+		EXPECT_NE(NULL, strstr(r.out, bad[i].says)) TH_LOG("%s: %s", bad[i].args, r.out);
+	}
+	/* --forward-only with --metric rate agrees */
+	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir '' --model %s --file %s tune --workload %s/workloads/mixed.json --workers 0 --max-steps 1 --metric rate --forward-only",
+			   self->b, self->file, BWM_DATADIR));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	/* a help of its own per command, on stdout */
+	ASSERT_EQ(0, bwapd(&r, -1, "show --help 2>/dev/null"));
+	EXPECT_EQ(0, r.status);
+	EXPECT_EQ(0, strncmp(r.out, "usage: bwapd show [OPTIONS] [WORKERS]\n", 38)) TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "--dry-run"));
+	ASSERT_EQ(0, bwapd(&r, -1, "apply --help 2>/dev/null"));
+	EXPECT_NE(NULL, strstr(r.out, "--dry-run"));
+	ASSERT_EQ(0, bwapd(&r, -1, "--version 2>/dev/null"));
+	EXPECT_EQ(0, r.status);
+	EXPECT_EQ(0, strcmp(r.out, "bwapd " BWAPD_VERSION "\n")) TH_LOG("%s", r.out);
+	/* a bad machine file says what is wrong with it */
+	snprintf(rules, sizeof(rules), "%s/bad.json", self->dir);
+	ASSERT_EQ(0, put("/", rules + 1, "{\"nodes\": 3}\n"));
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s tune --pid %d", rules, (int)getpid()));
+	EXPECT_EQ(1, r.status);
+	EXPECT_NE(NULL, strstr(r.out, "--model: ")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "bad.json:1:1: cpu_ghz: missing")) TH_LOG("%s", r.out);
+	/* a rule takes tuner options only, checked before the daemon starts */
+	snprintf(rules, sizeof(rules), "%s/rules", self->dir);
+	ASSERT_EQ(0, put("/", rules + 1, "x* --samples 8 --trim 1\ny* --dry-run\n"));
+	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir '' daemon --rules %s", rules));
+	EXPECT_EQ(2, r.status);
+	EXPECT_NE(NULL, strstr(r.out, "rules:2: --dry-run is not an option of a rule")) TH_LOG("%s", r.out);
+}
+
+/*
+ * "bwapd CMD --help" and the man page's OPTIONS list the same options:
+ * both parsed, the union of every command's help against the man page's
+ * items, and every command's against the man page.
+ */
+TEST_F(cli, help_and_man_page_agree)
+{
+	static const char check[] =
+		"import re, subprocess, sys\n"
+		"bwapd, man = sys.argv[1], open(sys.argv[2]).read()\n"
+		"opts = man.split('\\n.SH OPTIONS\\n')[1].split('\\n.SH ')[0]\n"
+		"in_man = set(re.findall(r'^\\.T[PQ]\\n\\.B[IR]? \\\\-\\\\-([a-z0-9\\\\-]+)', opts, re.M))\n"
+		"in_man = {o.replace('\\\\-', '-') for o in in_man}\n"
+		"in_help = set()\n"
+		"for cmd in ['', 'topology', 'profile', 'show', 'apply', 'tune', 'exec', 'status', 'daemon']:\n"
+		"    out = subprocess.run([bwapd] + ([cmd] if cmd else []) + ['--help'],\n"
+		"                         capture_output=True, text=True, check=True).stdout\n"
+		"    got = set(re.findall(r'^  --([a-z0-9-]+)', out, re.M))\n"
+		"    if not got or got - in_man:\n"
+		"        sys.exit('%s --help, not in the man page: %s' % (cmd, sorted(got - in_man)))\n"
+		"    in_help |= got\n"
+		"if in_man - in_help:\n"
+		"    sys.exit('in the man page, in no --help: %s' % sorted(in_man - in_help))\n"
+		"print(len(in_man), 'options')\n";
+	char cmd[512];
+
+	ASSERT_EQ(0, put(self->dir, "man.py", "%s", check));
+	snprintf(cmd, sizeof(cmd), "python3 %s/man.py %s %s >&2", self->dir,
+		 BWAPD_BIN, BWAPD_MAN);
+	EXPECT_EQ(0, system(cmd));
+}
+
+/*
+ * Priorities for the journal: with stderr the stream JOURNAL_STREAM
+ * names, every line starts with <N>; otherwise with "bwapd: ".
+ * --log-level drops what is less important.
+ */
+TEST_F(cli, log_priorities)
+{
+	char log[128], cmd[8192], text[8192];
+	static const struct {
+		int journal;
+		const char *args, *want, *not;
+	} runs[] = {
+		{ 1, "profile --seconds 0.1", "<6>15 worker sets", "bwapd: " },
+		{ 1, "--log-level debug profile --seconds 0.1", "<7>backend model: 4 nodes", NULL },
+		{ 1, "--log-level warning profile --seconds 0.1", NULL, "<6>" },
+		{ 1, "show 0-3 --file /nonexistent/w.json", "<3>weights file: ", "bwapd: " },
+		{ 0, "profile --seconds 0.1", "bwapd: 15 worker sets", "<6>" },
+		{ 0, "--log-level err show 0-3 --file /nonexistent/w.json", "bwapd: weights file: ", NULL },
+	};
+	unsigned int i;
+	FILE *f;
+	size_t n;
+
+	snprintf(log, sizeof(log), "%s/log", self->dir);
+	for (i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		/* the journal's stream is the log file itself, or another file */
+		snprintf(cmd, sizeof(cmd),
+			 ": > %s; JOURNAL_STREAM=$(stat -c %%d:%%i %s) %s --model %s --file %s/w.json %s >/dev/null 2>>%s",
+			 log, runs[i].journal ? log : self->dir, BWAPD_BIN, self->b, self->dir, runs[i].args, log);
+		ASSERT_LE(0, system(cmd));
+		f = fopen(log, "r");
+		ASSERT_NE(NULL, f);
+		n = fread(text, 1, sizeof(text) - 1, f);
+		text[n] = 0;
+		fclose(f);
+		if (runs[i].want)
+			EXPECT_NE(NULL, strstr(text, runs[i].want)) TH_LOG("%s: %s", runs[i].args, text);
+		if (runs[i].not)
+			EXPECT_EQ(NULL, strstr(text, runs[i].not)) TH_LOG("%s: %s", runs[i].args, text);
+	}
+}
+
+/*
  * Memory controller PMUs shaped like real machines, counting on real
  * perf fds (tests/pmu-fixture.sh --standin): counters are read during a
  * real profiling run on the host's node 0 and the weights say so.
