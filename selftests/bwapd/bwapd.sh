@@ -33,10 +33,10 @@ fi
 topo=$(bwapd topology --json 2>&1)
 echo "$topo" | sed 's/^/# /'
 check "4 nodes" 1 "$(echo "$topo" | grep -c '"nodes": 4')"
-check "node3 SLIT row" 1 "$(echo "$topo" | grep -c '"id": 3, "cpus": 1, .*"distance": \[32, 30, 18, 10\]')"
+check "node3 SLIT row" 1 "$(echo "$topo" | grep -c '"id": 3, "cpus": 1, .*"distance": \[ 32, 30, 18, 10 \]')"
 check "node0 HMAT initiator and bandwidth" 1 \
 	"$(echo "$topo" | grep -c '"id": 0,.*"initiators": "0", "read_bandwidth": 24000')"
-check "weight files found" 4 "$(echo "$topo" | grep -c '"weight_file": true')"
+check "weight files found" 4 "$(echo "$topo" | grep -o '"weight_file": true' | grep -c .)"
 check "counters unavailable, fallback hmat" 1 \
 	"$(echo "$topo" | grep -c '"available": false, "source": "no memory controller PMU.*"fallback": "hmat"')"
 
@@ -51,7 +51,7 @@ check "profile says the weights come from hmat" 1 \
 	"$(echo "$out" | grep -c 'weights from hmat (fallback)')"
 json=$(bwapd --file $F show --json 0)
 check "worker 0: 24000/20000/12000/8571 MB/s" 1 \
-	"$(echo "$json" | grep -c '"minbw": \[24, 20, 12, 8.57143\]')"
+	"$(echo "$json" | grep -c '"minbw": \[ 24, 20, 12, 8.57143 \]')"
 
 # --- counters: PMUs of a real machine's shape on real perf fds ---------------
 # QEMU has no uncore PMU.  The fixture is a 4-socket Skylake-SP's
@@ -145,7 +145,7 @@ if [ ! -x $HOLD ] || [ ! -f $M/machines/bwap-b.json ]; then
 	skip "wi_hold or the model presets not in the image"
 else
 	# what the tuner finds on the model alone, from the same canonical weights
-	canon=$(bwapd --file $F show --json 0 | sed -n 's/.*"weights": \[\([0-9, ]*\)\].*/\1/p' | sed 's/, /:/g')
+	canon=$(bwapd --file $F show --json 0 | sed -n 's/.*"weights": \[ \([0-9, ]*\) \].*/\1/p' | sed 's/, /:/g')
 	echo "# canonical weights of workers 0: $canon"
 	model=$(bwapd --model "$MODEL" --run-dir "" tune --workload "$WL" --workers 0 \
 		--canonical "$canon" --json 2>&1)

@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include "bwapd.h"
+#include "json_out.h"
+#include "log.h"
 #include "svg.h"
 
 #define EXIT_USAGE	2
@@ -48,6 +50,7 @@ struct opts {
 	pid_t hi_pid;
 	double watch, delay, scan;
 	int wait_stable;
+	int log_level;
 	struct bwapd_tune_opts tune;
 };
 
@@ -58,50 +61,338 @@ struct progress {
 	char workers[64];
 };
 
-static void usage(FILE *f)
+/* ---- the command line ---- */
+
+enum { C_TOPOLOGY, C_PROFILE, C_SHOW, C_APPLY, C_TUNE, C_EXEC, C_STATUS,
+       C_DAEMON, NR_CMDS, C_RULE = NR_CMDS };
+
+static const struct cmd_def {
+	const char *name, *args, *what;
+} cmds[NR_CMDS] = {
+	[C_TOPOLOGY] = { "topology", "", "nodes, CPUs, memory, distances, HMAT, counters" },
+	[C_PROFILE] = { "profile", "", "measure every worker set, write the weights file" },
+	[C_SHOW] = { "show", " [WORKERS]", "the canonical weights of the file" },
+	[C_APPLY] = { "apply", " WORKERS", "set the global weights to those of WORKERS (root)" },
+	[C_TUNE] = { "tune", "", "tune a process's own weights (--pid), or a model's workload" },
+	[C_EXEC] = { "exec", " -- COMMAND [ARG...]", "run COMMAND under weighted interleave and tune it" },
+	[C_STATUS] = { "status", "", "the processes being tuned" },
+	[C_DAEMON] = { "daemon", "", "tune the processes the rules name" },
+};
+
+#define B(c)		(1u << (c))
+#define ALL		(B(NR_CMDS) - 1)
+#define BACKEND		(ALL & ~B(C_STATUS))	/* --model, --root, ... */
+#define TUNERS		(B(C_TUNE) | B(C_EXEC) | B(C_DAEMON) | B(C_RULE))
+#define USES_FILE	(B(C_PROFILE) | B(C_SHOW) | B(C_APPLY) | TUNERS)
+#define JSON_OUT	(ALL & ~B(C_DAEMON))
+
+enum kind { K_FLAG, K_STR, K_INT, K_DBL, K_U64, K_METRIC, K_LEVEL, K_HELP,
+	    K_VERSION };
+
+#define O(f)	offsetof(struct opts, f)
+
+static const struct optdef {
+	const char *name;
+	enum kind kind;
+	size_t off;
+	double min, max;
+	unsigned int cmds;
+	const char *arg, *help;
+} optdefs[] = {
+	{ "file", K_STR, O(file), 0, 0, USES_FILE & ~B(C_RULE), "PATH",
+	  "canonical-weights file (default " BWAPD_DEFAULT_FILE ")" },
+	{ "model", K_STR, O(model), 0, 0, BACKEND, "MACHINE.json",
+	  "a machine of the NUMA bandwidth model instead of this one" },
+	{ "root", K_STR, O(root), 0, 0, BACKEND, "DIR",
+	  "read sysfs and /proc below DIR (a machine's tree, for tests)" },
+	{ "pmu-root", K_STR, O(pmu_root), 0, 0, BACKEND, "DIR",
+	  "memory controller PMUs from DIR/sys/bus/event_source and\n"
+	  "DIR/proc/cpuinfo (a machine's shape, for tests)" },
+	{ "seed", K_U64, O(seed), 0, 0, BACKEND, "N",
+	  "seed of the model's counter noise (default 1)" },
+	{ "noise", K_DBL, O(noise), 0, 0.999999, BACKEND, "R",
+	  "the model's relative counter noise, 0 to 1 (default 0)" },
+	{ "json", K_FLAG, O(json), 0, 0, JSON_OUT, NULL,
+	  "JSON on standard output (one document, or JSON Lines for tune and exec)" },
+	{ "dry-run", K_FLAG, O(dry_run), 0, 0, B(C_APPLY), NULL,
+	  "show what would change, write nothing" },
+	{ "no-counters", K_FLAG, O(no_counters), 0, 0, B(C_PROFILE), NULL,
+	  "no counters: weights from HMAT or SLIT" },
+	{ "seconds", K_DBL, O(seconds), 0.1, 3600, B(C_PROFILE) | TUNERS, "S",
+	  "benchmark time per worker set, 0.1 to 3600 (default 2)" },
+	{ "u8-err", K_DBL, O(u8_err), 0, 0.999999, B(C_PROFILE) | TUNERS, "E",
+	  "largest page-share error of integer weights (default 0.005)" },
+	{ "all", K_FLAG, O(sets.all), 0, 0, B(C_PROFILE), NULL,
+	  "profile spread-out sets too" },
+	{ "no-symmetry", K_FLAG, O(sets.no_symmetry), 0, 0, B(C_PROFILE), NULL,
+	  "profile symmetric sets too" },
+	{ "max-size", K_INT, O(sets.max_size), 1, BWAPD_MAX_NODES, B(C_PROFILE), "K",
+	  "only sets of up to K nodes" },
+	{ "pid", K_INT, O(pid), 1, INT_MAX, B(C_TUNE), "PID", "the process to tune" },
+	{ "workload", K_STR, O(workload), 0, 0, TUNERS, "W.json",
+	  "a workload of the model (with --model): tuned, or what counts a\n"
+	  "process's stalls" },
+	{ "workers", K_STR, O(workers), 0, 0, B(C_TUNE), "NODES",
+	  "the workload's worker nodes" },
+	{ "samples", K_INT, O(tune.samples), 1, 1000, TUNERS, "N",
+	  "measurements per step (default 20)" },
+	{ "trim", K_INT, O(tune.trim), 0, 499, TUNERS, "C",
+	  "highest and lowest measurements dropped (default 5)" },
+	{ "period", K_DBL, O(tune.period), 0.001, 3600, TUNERS, "T",
+	  "seconds per step (default 0.2)" },
+	{ "step", K_DBL, O(tune.step), 0.001, 1, TUNERS, "X",
+	  "DWP step (default 0.1)" },
+	{ "fine-step", K_DBL, O(tune.fine_step), 0, 1, TUNERS, "X",
+	  "step near the best setting (default 0.025; 0: none)" },
+	{ "max-steps", K_INT, O(tune.max_steps), 0, 126, TUNERS, "K",
+	  "settings tried after the start (default 10)" },
+	{ "forward-only", K_FLAG, O(tune.forward_only), 0, 0, TUNERS, NULL,
+	  "the paper's search: raise DWP only; stalls per second" },
+	{ "metric", K_METRIC, O(tune.metric), 0, 0, TUNERS, "rate|instruction",
+	  "stalled cycles per second, or per instruction" },
+	{ "min-mapi", K_DBL, O(tune.min_mapi), 0, 1e9, TUNERS, "M",
+	  "below M memory accesses per instruction: left at DWP 0" },
+	{ "rate", K_DBL, O(tune.migrate.pages_per_s), 0, 1e12, TUNERS, "PAGES",
+	  "pages moved per second at most (0: no limit)" },
+	{ "delay", K_DBL, O(delay), 0, 1e9, B(C_EXEC), "S",
+	  "seconds to wait before tuning" },
+	{ "wait-stable", K_FLAG, O(wait_stable), 0, 0, B(C_EXEC), NULL,
+	  "tune once the program calls bwapd_stable()" },
+	{ "watch", K_DBL, O(watch), 0, 1e12, TUNERS, "S",
+	  "then watch S seconds for phase changes (0: until the process exits)" },
+	{ "plot", K_STR, O(plot), 0, 0, B(C_TUNE) | B(C_EXEC), "FILE.svg",
+	  "draw the run when the tuner stops" },
+	{ "high-priority", K_INT, O(hi_pid), 1, INT_MAX, B(C_TUNE), "PID",
+	  "a high-priority process on other nodes to protect" },
+	{ "protect", K_DBL, O(tune.protect), 0, 0.999999, B(C_TUNE), "P",
+	  "share of its speed the high-priority job may lose (default 0.02)" },
+	{ "corun", K_STR, O(corun), 0, 0, B(C_TUNE), "W.json",
+	  "the model's high-priority workload beside the one tuned" },
+	{ "corun-workers", K_STR, O(corun_workers), 0, 0, B(C_TUNE), "NODES",
+	  "its worker nodes" },
+	{ "canonical", K_STR, O(canonical), 0, 0, TUNERS, "W0:W1:...",
+	  "canonical weights to start from, instead of the file's" },
+	{ "rules", K_STR, O(rules), 0, 0, B(C_DAEMON), "FILE",
+	  "the rules (default " BWAPD_RULES_FILE ")" },
+	{ "scan", K_DBL, O(scan), 0.1, 3600, B(C_DAEMON), "S",
+	  "look for new processes every S seconds (default 5)" },
+	{ "run-dir", K_STR, O(run_dir), 0, 0,
+	  (TUNERS | B(C_STATUS)) & ~B(C_RULE), "DIR",
+	  "the tuners' status files (default " BWAPD_RUN_DIR "; '': none)" },
+	{ "log-level", K_LEVEL, O(log_level), 0, 0, ALL, "LEVEL",
+	  "err, warning, info or debug: the least important messages logged\n"
+	  "(default info)" },
+	{ "help", K_HELP, 0, 0, 0, ALL, NULL, "this text" },
+	{ "version", K_VERSION, 0, 0, 0, ALL, NULL, "bwapd's version" },
+};
+
+#define NR_OPTS		(sizeof(optdefs) / sizeof(optdefs[0]))
+
+static void opt_help(FILE *f, const struct optdef *d)
 {
-	fprintf(f,
-		"usage: bwapd [--file PATH] COMMAND [OPTIONS]\n"
-		"\n"
-		"commands:\n"
-		"  topology [--json]         nodes, CPUs, memory, distances, HMAT, counters\n"
-		"  profile [--seconds S] [--no-counters] [--all] [--no-symmetry]\n"
-		"          [--max-size K] [--u8-err E] [--json]\n"
-		"                            measure every worker set, write the weights file\n"
-		"  show [--json] [WORKERS]   the canonical weights of the file\n"
-		"  apply [--dry-run] [--json] WORKERS\n"
-		"                            set the global weights to those of WORKERS (root)\n"
-		"  tune --pid PID [TUNER OPTIONS]\n"
-		"                            tune a running process's own weights (DWP)\n"
-		"  tune --workload W.json [--workers NODES] [TUNER OPTIONS]   (with --model)\n"
-		"                            tune a workload of the model\n"
-		"  tune --pid PID --high-priority PID2 [--protect P]\n"
-		"  tune --workload W.json --corun W2.json --corun-workers NODES (with --model)\n"
-		"                            tune a best-effort job beside a high-priority one\n"
-		"  exec [TUNER OPTIONS] -- COMMAND [ARG...]\n"
-		"                            run COMMAND under weighted interleave and tune it\n"
-		"  status [--json]           the processes being tuned\n"
-		"  daemon [--rules FILE] [--scan S]\n"
-		"                            tune the processes the rules name\n"
-		"\n"
-		"tuner options: --samples N --trim C --period S --step X --fine-step X\n"
-		"  --max-steps K --forward-only --metric rate|instruction --min-mapi M\n"
-		"  --rate PAGES/S --delay S --wait-stable --watch S --run-dir DIR\n"
-		"  --plot FILE.svg --canonical W0:W1:... --json\n"
-		"\n"
-		"  --file PATH   canonical-weights file (default %s)\n"
-		"  --pmu-root DIR  memory controller PMUs from DIR/sys/bus/event_source\n"
-		"                and DIR/proc/cpuinfo (a machine's shape, for tests)\n"
-		"WORKERS is a node list such as 0-1 or 0,2.\n",
-		BWAPD_DEFAULT_FILE);
+	char left[64];
+	const char *h, *nl;
+
+	snprintf(left, sizeof(left), "--%s%s%s", d->name, d->arg ? " " : "",
+		 d->arg ? d->arg : "");
+	for (h = d->help; h; h = nl ? nl + 1 : NULL) {
+		nl = strchr(h, '\n');
+		fprintf(f, "  %-28s %.*s\n", h == d->help ? left : "",
+			nl ? (int)(nl - h) : (int)strlen(h), h);
+	}
 }
+
+/* bwapd --help (cmd < 0), or the options of one command. */
+static void usage(FILE *f, int cmd)
+{
+	unsigned int i;
+
+	if (cmd < 0) {
+		fprintf(f, "usage: bwapd COMMAND [OPTIONS] [ARGS]\n\ncommands:\n");
+		for (i = 0; i < NR_CMDS; i++)
+			fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].what);
+		fprintf(f, "\n\"bwapd COMMAND --help\" lists the options of a command.\n"
+			"WORKERS and NODES are node lists such as 0-1 or 0,2.\n\n"
+			"options of every command:\n");
+	} else {
+		fprintf(f, "usage: bwapd %s [OPTIONS]%s\n%s\n\noptions:\n",
+			cmds[cmd].name, cmds[cmd].args, cmds[cmd].what);
+	}
+	for (i = 0; i < NR_OPTS; i++)
+		if (cmd < 0 ? optdefs[i].cmds == ALL :
+		    (optdefs[i].cmds & B(cmd)))
+			opt_help(f, &optdefs[i]);
+}
+
+static const char *const level_names[] = { "err", "warning", "info", "debug" };
+static const int level_values[] = { BWAPD_LOG_ERR, BWAPD_LOG_WARNING,
+				    BWAPD_LOG_INFO, BWAPD_LOG_DEBUG };
+
+/* The value of option d in o: 0, or EXIT_USAGE with a message. */
+static int opt_value(const struct optdef *d, const char *arg, struct opts *o)
+{
+	char *p = (char *)o + d->off, *end;
+	unsigned int i;
+	double v;
+	long l;
+
+	errno = 0;
+	switch (d->kind) {
+	case K_STR:
+		*(const char **)p = arg;
+		return 0;
+	case K_INT:
+		l = strtol(arg, &end, 10);
+		if (end == arg || *end || errno || l < d->min || l > d->max)
+			break;
+		*(int *)p = (int)l;
+		return 0;
+	case K_DBL:
+		v = strtod(arg, &end);
+		if (end == arg || *end || errno || !(v >= d->min && v <= d->max))
+			break;
+		*(double *)p = v;
+		return 0;
+	case K_U64:
+		if (arg[strspn(arg, " \t")] == '-')
+			break;
+		*(uint64_t *)p = strtoull(arg, &end, 0);
+		if (end == arg || *end || errno)
+			break;
+		return 0;
+	case K_METRIC:
+		if (!strcmp(arg, "rate"))
+			o->tune.metric = BWAPD_STALL_RATE;
+		else if (!strcmp(arg, "instruction"))
+			o->tune.metric = BWAPD_STALLS_PER_INSN;
+		else
+			break;
+		return 0;
+	case K_LEVEL:
+		for (i = 0; i < 4; i++)
+			if (!strcmp(arg, level_names[i]))
+				return o->log_level = level_values[i], 0;
+		break;
+	default:
+		*(int *)p = 1;
+		return 0;
+	}
+	if (d->kind == K_INT || d->kind == K_DBL)
+		bwapd_log(BWAPD_LOG_ERR, "--%s: bad value '%s': want %s from %g to %g",
+			d->name, arg, d->kind == K_INT ? "a whole number" : "a number",
+			d->min, d->max);
+	else
+		bwapd_log(BWAPD_LOG_ERR, "--%s: bad value '%s'%s%s", d->name, arg,
+			d->arg ? ": want " : "", d->kind == K_U64 ?
+			"a whole number, not negative" : d->arg);
+	return EXIT_USAGE;
+}
+
+struct words {
+	int nr;
+	char *word[4];		/* the command and its arguments */
+	char **rest;		/* after "--" (NULL: none) */
+};
+
+/*
+ * The options of argv into o, anywhere before "--"; seen[i] counts
+ * optdefs[i] and w gets the other words.  0 or EXIT_USAGE.
+ */
+static int parse_opts(int argc, char **argv, struct opts *o, int *seen,
+		      struct words *w)
+{
+	struct option lo[NR_OPTS + 1];
+	unsigned int i;
+	int c;
+
+	memset(lo, 0, sizeof(lo));
+	memset(w, 0, sizeof(*w));
+	for (i = 0; i < NR_OPTS; i++) {
+		lo[i].name = optdefs[i].name;
+		lo[i].has_arg = optdefs[i].arg ? required_argument : no_argument;
+		lo[i].val = 1000 + (int)i;
+	}
+	optind = 0;	/* GNU getopt: start over */
+	opterr = 0;
+	for (;;) {
+		if (optind && optind < argc && !strcmp(argv[optind], "--")) {
+			w->rest = argv + optind + 1;
+			break;
+		}
+		c = getopt_long(argc, argv, "+:", lo, NULL);
+		if (c == -1) {
+			if (optind >= argc)
+				break;
+			if (w->nr == 4) {
+				bwapd_log(BWAPD_LOG_ERR, "too many arguments");
+				return EXIT_USAGE;
+			}
+			w->word[w->nr++] = argv[optind++];
+			continue;
+		}
+		if (c < 1000) {
+			bwapd_log(BWAPD_LOG_ERR, "%s: %s (\"bwapd --help\")",
+				argv[optind - 1], c == ':' ? "needs a value" :
+				"no such option");
+			return EXIT_USAGE;
+		}
+		i = (unsigned int)(c - 1000);
+		seen[i]++;
+		if (opt_value(&optdefs[i], optarg, o))
+			return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int opt_index(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; strcmp(optdefs[i].name, name); i++)
+		;
+	return (int)i;
+}
+
+/* --forward-only is stalls per second: --metric instruction contradicts it. */
+static int metric_opts(const int *seen, struct opts *o, const char *where)
+{
+	if (!seen[opt_index("forward-only")])
+		return 0;
+	if (seen[opt_index("metric")] && o->tune.metric != BWAPD_STALL_RATE) {
+		bwapd_log(BWAPD_LOG_ERR, "%s: --forward-only measures stalls per "
+			  "second: it does not go with --metric instruction",
+			  where);
+		return EXIT_USAGE;
+	}
+	o->tune.metric = BWAPD_STALL_RATE;
+	return 0;
+}
+
+/* Every option seen is one of cmd's: 0, or EXIT_USAGE with a message. */
+static int check_opts(const int *seen, int cmd, const char *where)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_OPTS; i++) {
+		if (seen[i] && !(optdefs[i].cmds & B(cmd))) {
+			bwapd_log(BWAPD_LOG_ERR, "%s: --%s is not an option of %s "
+				"(\"bwapd %s --help\" lists them)", where,
+				optdefs[i].name, cmd == C_RULE ? "a rule" :
+				cmds[cmd].name, cmd == C_RULE ? "daemon" :
+				cmds[cmd].name);
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
 
 static int error(const char *what, int ret, const char *why)
 {
 	if (why && *why)
-		fprintf(stderr, "bwapd: %s: %s\n", what, why);
+		bwapd_log(BWAPD_LOG_ERR, "%s: %s", what, why);
 	else
-		fprintf(stderr, "bwapd: %s: %s\n", what, strerror(-ret));
+		bwapd_log(BWAPD_LOG_ERR, "%s: %s", what, strerror(-ret));
 	return 1;
 }
 
@@ -125,6 +416,8 @@ static int open_backend(const struct opts *o, struct bwapd_backend *b,
 		bwapd_backend_destroy(b);
 		return error("topology", ret, why);
 	}
+	bwapd_log(BWAPD_LOG_DEBUG, "backend %s: %d nodes, %s", b->ops->name,
+		  t->nr_nodes, t->cpu_model);
 	return 0;
 }
 
@@ -162,27 +455,40 @@ static int cmd_topology(const struct opts *o)
 	ret = b.ops->ctrl_open(&b, why, sizeof(why));
 	counters = !ret;
 	if (o->json) {
-		printf("{\"nodes\": %d, \"cpu_model\": \"%s\", \"backend\": \"%s\",\n",
-		       t.nr_nodes, t.cpu_model, b.ops->name);
-		printf(" \"counters\": {\"available\": %s, \"source\": \"%s\", \"fallback\": \"%s\"},\n",
-		       counters ? "true" : "false",
-		       counters ? b.ops->ctrl_source(&b) : why,
-		       fallback_name(&t));
-		printf(" \"node\": [");
+		json_object *doc = json_object_new_object(), *c, *nodes, *h;
+
+		bj_int(doc, "nodes", t.nr_nodes);
+		bj_str(doc, "cpu_model", t.cpu_model);
+		bj_str(doc, "backend", b.ops->name);
+		c = json_object_new_object();
+		bj_bool(c, "available", counters);
+		bj_str(c, "source", counters ? b.ops->ctrl_source(&b) : why);
+		bj_str(c, "fallback", fallback_name(&t));
+		json_object_object_add(doc, "counters", c);
+		nodes = json_object_new_array();
 		for (i = 0; i < t.nr_nodes; i++) {
 			const struct bwapd_node *n = &t.node[i];
+			json_object *jn = json_object_new_object(), *d;
 
-			printf("%s\n  {\"id\": %d, \"cpus\": %d, \"memory_mib\": %llu, \"weight_file\": %s, \"distance\": [",
-			       i ? "," : "", i, n->nr_cpus,
-			       (unsigned long long)(n->mem_bytes >> 20),
-			       n->has_weight ? "true" : "false");
+			bj_int(jn, "id", i);
+			bj_int(jn, "cpus", n->nr_cpus);
+			bj_int(jn, "memory_mib", (int64_t)(n->mem_bytes >> 20));
+			bj_bool(jn, "weight_file", n->has_weight);
+			d = json_object_new_array();
 			for (j = 0; j < t.nr_nodes; j++)
-				printf("%s%d", j ? ", " : "", n->distance[j]);
-			printf("], \"hmat\": {\"initiators\": \"%s\", \"read_bandwidth\": %u, \"write_bandwidth\": %u, \"read_latency\": %u, \"write_latency\": %u}}",
-			       bwapd_nodelist_format(n->initiators, list, sizeof(list)),
-			       n->read_bw, n->write_bw, n->read_lat, n->write_lat);
+				json_object_array_add(d, json_object_new_int(n->distance[j]));
+			json_object_object_add(jn, "distance", d);
+			h = json_object_new_object();
+			bj_str(h, "initiators", bwapd_nodelist_format(n->initiators, list, sizeof(list)));
+			bj_int(h, "read_bandwidth", n->read_bw);
+			bj_int(h, "write_bandwidth", n->write_bw);
+			bj_int(h, "read_latency", n->read_lat);
+			bj_int(h, "write_latency", n->write_lat);
+			json_object_object_add(jn, "hmat", h);
+			json_object_array_add(nodes, jn);
 		}
-		printf("\n ]}\n");
+		json_object_object_add(doc, "node", nodes);
+		bj_print(doc);
 	} else {
 		printf("machine: %d nodes, %s (backend %s)\n", t.nr_nodes,
 		       t.cpu_model, b.ops->name);
@@ -260,35 +566,36 @@ static void print_table(const struct bwapd_file *f, int nr_nodes,
 
 static void print_json(const struct bwapd_file *f, int nr_nodes, uint32_t only)
 {
+	json_object *doc = json_object_new_object(), *sk, *sets;
 	char list[64];
-	int i, j, first = 1;
+	int i;
 
-	printf("{\"backend\": \"%s\", \"created\": \"%s\", \"skipped\": {\"symmetric\": %d, \"spread\": %d},\n \"worker_sets\": [",
-	       f->backend, f->created, f->nr_symmetric, f->nr_spread);
+	bj_str(doc, "backend", f->backend);
+	bj_str(doc, "created", f->created);
+	sk = json_object_new_object();
+	bj_int(sk, "symmetric", f->nr_symmetric);
+	bj_int(sk, "spread", f->nr_spread);
+	json_object_object_add(doc, "skipped", sk);
+	sets = json_object_new_array();
 	for (i = 0; i < f->nr_results; i++) {
 		const struct bwapd_result *r = &f->result[i];
+		json_object *js;
 
 		if (only && r->workers != only)
 			continue;
-		printf("%s\n  {\"workers\": \"%s\", \"source\": \"%s\", ",
-		       first ? "" : ",",
-		       bwapd_nodelist_format(r->workers, list, sizeof(list)),
-		       bwapd_source_name(r->source));
-		printf("\"same_as\": \"%s\", \"weights\": [",
-		       bwapd_nodelist_format(r->same_as, list, sizeof(list)));
-		for (j = 0; j < nr_nodes; j++)
-			printf("%s%u", j ? ", " : "", r->weights[j]);
-		printf("], \"fractions\": [");
-		for (j = 0; j < nr_nodes; j++)
-			printf("%s%.6f", j ? ", " : "", r->frac[j]);
-		printf("], \"minbw\": [");
-		for (j = 0; j < nr_nodes; j++)
-			printf("%s%.6g", j ? ", " : "", r->minbw[j]);
-		printf("], \"cycle\": %d, \"max_error\": %.6f}", r->cycle,
-		       r->u8_err);
-		first = 0;
+		js = json_object_new_object();
+		bj_str(js, "workers", bwapd_nodelist_format(r->workers, list, sizeof(list)));
+		bj_str(js, "source", bwapd_source_name(r->source));
+		bj_str(js, "same_as", bwapd_nodelist_format(r->same_as, list, sizeof(list)));
+		bj_u8s(js, "weights", r->weights, nr_nodes);
+		bj_nums(js, "fractions", r->frac, nr_nodes, "%.6f");
+		bj_nums(js, "minbw", r->minbw, nr_nodes, "%.6g");
+		bj_int(js, "cycle", r->cycle);
+		bj_num(js, "max_error", r->u8_err, "%.6f");
+		json_object_array_add(sets, js);
 	}
-	printf("\n ]}\n");
+	json_object_object_add(doc, "worker_sets", sets);
+	bj_print(doc);
 }
 
 static int cmd_profile(const struct opts *o)
@@ -314,25 +621,25 @@ static int cmd_profile(const struct opts *o)
 		bwapd_backend_destroy(&b);
 		return error("worker sets", ret, "no node has CPUs");
 	}
-	fprintf(stderr,
-		"bwapd: %d worker sets: %d to profile, %d skipped as symmetric to a "
+	bwapd_log(BWAPD_LOG_INFO,
+		"%d worker sets: %d to profile, %d skipped as symmetric to a "
 		"profiled set (%d symmetries of the distances), %d skipped as spread "
-		"out (nodes farther apart than a set of that size needs)\n",
+		"out (nodes farther apart than a set of that size needs)",
 		sets.nr, sets.nr_profile, sets.nr_symmetric,
 		sets.nr_automorphisms, sets.nr_spread);
 	if (o->no_counters) {
-		fprintf(stderr, "bwapd: counters: not used (--no-counters); weights from %s\n",
+		bwapd_log(BWAPD_LOG_INFO, "counters: not used (--no-counters); weights from %s",
 			fallback_name(&t));
 	} else {
 		ret = b.ops->ctrl_open(&b, why, sizeof(why));
 		counters = !ret;
 		if (counters)
-			fprintf(stderr, "bwapd: counters: %s\n",
+			bwapd_log(BWAPD_LOG_INFO, "counters: %s",
 				b.ops->ctrl_source(&b));
 		else
-			fprintf(stderr,
-				"bwapd: counters: unavailable: %s\n"
-				"bwapd: weights from %s (fallback)\n", why,
+			bwapd_log(BWAPD_LOG_WARNING,
+				"counters: unavailable: %s\n"
+				"weights from %s (fallback)", why,
 				fallback_name(&t));
 	}
 	po.progress = show_progress;
@@ -410,7 +717,7 @@ static int load(const struct opts *o, struct bwapd_backend *b,
 static int parse_workers(const char *arg, uint32_t *w)
 {
 	if (bwapd_nodelist_parse(arg, w)) {
-		fprintf(stderr, "bwapd: '%s' is not a node list (e.g. 0-1 or 0,2)\n",
+		bwapd_log(BWAPD_LOG_ERR, "'%s' is not a node list (e.g. 0-1 or 0,2)",
 			arg);
 		return 1;
 	}
@@ -419,10 +726,10 @@ static int parse_workers(const char *arg, uint32_t *w)
 
 static int unknown_set(const struct bwapd_file *f, const char *arg)
 {
-	fprintf(stderr,
-		"bwapd: no canonical weights for workers %s in the file (%d sets;"
+	bwapd_log(BWAPD_LOG_ERR,
+		"no canonical weights for workers %s in the file (%d sets;"
 		" \"bwapd show\" lists them, \"bwapd profile --all\" profiles"
-		" spread-out sets too)\n", arg, f->nr_results);
+		" spread-out sets too)", arg, f->nr_results);
 	return 1;
 }
 
@@ -461,10 +768,11 @@ static int cmd_apply(const struct opts *o, const char *arg)
 	uint8_t old[BWAPD_MAX_NODES], done[BWAPD_MAX_NODES];
 	uint32_t workers;
 	int i, ret = 0, changed = 0, nr_done = 0;
+	json_object *doc = NULL, *nodes = NULL;
 	char why[256];
 
 	if (!arg) {
-		usage(stderr);
+		usage(stderr, C_APPLY);
 		return EXIT_USAGE;
 	}
 	if (parse_workers(arg, &workers))
@@ -493,27 +801,35 @@ static int cmd_apply(const struct opts *o, const char *arg)
 			return error("apply", -ENOENT, why);
 		}
 	}
-	if (o->json)
-		printf("{\"workers\": \"%s\", \"dry_run\": %s, \"nodes\": [",
-		       arg, o->dry_run ? "true" : "false");
-	else
+	if (o->json) {
+		doc = json_object_new_object();
+		bj_str(doc, "workers", arg);
+		bj_bool(doc, "dry_run", o->dry_run);
+		nodes = json_object_new_array();
+		json_object_object_add(doc, "nodes", nodes);
+	} else {
 		printf("%sworkers %s: global weights (%s)\n%-6s %4s %4s\n",
 		       o->dry_run ? "dry run: " : "", arg, BWAPD_WEIGHTS_DIR,
 		       "node", "old", "new");
+	}
 	for (i = 0; i < t.nr_nodes; i++) {
 		int keep = !r->weights[i] || r->weights[i] == old[i];
 
 		if (!t.node[i].has_weight)
 			continue;
-		if (o->json)
-			printf("%s{\"node\": %d, \"old\": %u, \"new\": %u}",
-			       i ? ", " : "", i, old[i],
-			       r->weights[i] ? r->weights[i] : old[i]);
-		else
+		if (o->json) {
+			json_object *jn = json_object_new_object();
+
+			bj_int(jn, "node", i);
+			bj_int(jn, "old", old[i]);
+			bj_int(jn, "new", r->weights[i] ? r->weights[i] : old[i]);
+			json_object_array_add(nodes, jn);
+		} else {
 			printf("%-6d %4u %4u%s\n", i, old[i],
 			       r->weights[i] ? r->weights[i] : old[i],
 			       !r->weights[i] ? "  (no pages: left as is)" :
 			       keep ? "" : "  changed");
+		}
 		if (keep)
 			continue;
 		changed++;
@@ -523,9 +839,8 @@ static int cmd_apply(const struct opts *o, const char *arg)
 		if (!ret)
 			done[nr_done++] = (uint8_t)i;
 	}
-	if (o->json)
-		printf("], \"changed\": %d}\n", changed);
 	if (ret) {
+		json_object_put(doc);
 		/* put back what was written: all or nothing */
 		for (i = 0; i < nr_done; i++)
 			b.ops->weight_set(&b, done[i], old[done[i]]);
@@ -535,10 +850,14 @@ static int cmd_apply(const struct opts *o, const char *arg)
 			     "writing a weight failed; the old weights are back");
 	}
 	bwapd_backend_destroy(&b);
-	if (!o->json)
+	if (o->json) {
+		bj_int(doc, "changed", changed);
+		bj_print(doc);
+	} else {
 		printf("%d of %d weights %s\n", changed,
 		       __builtin_popcount(t.mem_nodes),
 		       o->dry_run ? "would change" : "changed");
+	}
 	return 0;
 }
 
@@ -557,6 +876,7 @@ struct tune_log {
 	int nr_nodes;
 	const char *name;
 	const char *run_dir;		/* NULL: no status file */
+	int started;			/* the tuning began: a summary at the end */
 	struct bwapd_status st;
 	/* the run, for --plot */
 #define PLOT_POINTS	4096
@@ -618,11 +938,43 @@ static void status_update(struct tune_log *l, const char *state)
 	snprintf(l->st.state, sizeof(l->st.state), "%s", state);
 	l->st.updated = time(NULL);
 	if (bwapd_status_write(l->run_dir, &l->st)) {
-		fprintf(stderr, "bwapd: cannot write the status in %s: %s "
-			"(\"bwapd status\" will not show this tuner)\n",
+		bwapd_log(BWAPD_LOG_WARNING, "cannot write the status in %s: %s "
+			"(\"bwapd status\" will not show this tuner)",
 			l->run_dir, strerror(errno));
 		l->run_dir = NULL;
 	}
+}
+
+/* A --json event of the tuning stream: {"target": ..., "event": what, ...} */
+static json_object *tune_event(const struct tune_log *l, const char *what)
+{
+	json_object *e = json_object_new_object();
+
+	bj_str(e, "target", l->name);
+	bj_str(e, "event", what);
+	return e;
+}
+
+/* The last line of "tune --json": how it ended and where it left the target. */
+static void tune_summary(const struct tune_log *l,
+			 const struct bwapd_tune_result *r, const char *result)
+{
+	json_object *e = tune_event(l, "summary");
+
+	bj_str(e, "result", result);
+	bj_str(e, "command", l->st.command);
+	bj_str(e, "workers", l->st.workers);
+	bj_str(e, "metric", l->st.metric);
+	bj_num(e, "dwp", l->st.dwp, "%.4f");
+	bj_num(e, "stalls", l->st.stalls, "%.6g");
+	bj_num(e, "mapi", r->mapi, "%.6g");
+	bj_bool(e, "skipped", r->skipped);
+	bj_int(e, "steps", l->st.steps);
+	bj_int(e, "tunings", l->st.tunings);
+	bj_int(e, "pages_moved", (int64_t)l->st.moved);
+	bj_int(e, "pages_failed", (int64_t)r->failed);
+	bj_u8s(e, "weights", l->st.weights, l->nr_nodes);
+	bj_print(e);
 }
 
 static void log_step(void *arg, const struct bwapd_tune_step *st)
@@ -644,13 +996,19 @@ static void log_step(void *arg, const struct bwapd_tune_step *st)
 	status_update(l, l->st.state);
 
 	if (l->json) {
-		printf("{\"target\": \"%s\", \"step\": %d, \"what\": \"%s\", \"seconds\": %.3f, \"dwp\": %.4f, \"stalls\": %.6g, \"mapi\": %.6g, \"moved\": %llu, \"weights\": [",
-		       l->name, st->step, st->what, st->seconds, st->dwp,
-		       st->stall_rate, st->mapi,
-		       (unsigned long long)st->migration.moved);
-		for (j = 0; j < l->nr_nodes; j++)
-			printf("%s%u", j ? ", " : "", st->weights[j]);
-		printf("]}\n");
+		json_object *e = json_object_new_object();
+
+		bj_str(e, "target", l->name);
+		bj_int(e, "step", st->step);
+		bj_str(e, "what", st->what);
+		bj_num(e, "seconds", st->seconds, "%.3f");
+		bj_num(e, "dwp", st->dwp, "%.4f");
+		bj_num(e, "stalls", st->stall_rate, "%.6g");
+		bj_num(e, "mapi", st->mapi, "%.6g");
+		bj_int(e, "moved", (int64_t)st->migration.moved);
+		bj_u8s(e, "weights", st->weights, l->nr_nodes);
+		bj_print(e);
+		return;
 	} else {
 		char stalls[32] = "-";
 
@@ -696,8 +1054,8 @@ static int canonical_of(const struct opts *o, struct bwapd_backend *b,
 		}
 		if (*p || n != t->nr_nodes ||
 		    bwm_weights_to_fractions(w, n, frac)) {
-			fprintf(stderr, "bwapd: --canonical %s: want %d weights 0-255 "
-				"separated by ':', not all 0\n", o->canonical,
+			bwapd_log(BWAPD_LOG_ERR, "--canonical %s: want %d weights 0-255 "
+				"separated by ':', not all 0", o->canonical,
 				t->nr_nodes);
 			return -EINVAL;
 		}
@@ -707,7 +1065,7 @@ static int canonical_of(const struct opts *o, struct bwapd_backend *b,
 	if (!ret) {
 		r = bwapd_file_find(&f, workers);
 		if (!r) {
-			fprintf(stderr, "bwapd: no canonical weights for workers %s in %s\n",
+			bwapd_log(BWAPD_LOG_ERR, "no canonical weights for workers %s in %s",
 				list, o->file);
 			return -ENOENT;
 		}
@@ -715,12 +1073,12 @@ static int canonical_of(const struct opts *o, struct bwapd_backend *b,
 		char cwhy[512] = "";
 		int counters = !b->ops->ctrl_open(b, cwhy, sizeof(cwhy));
 
-		fprintf(stderr, "bwapd: %s does not exist: canonical weights of workers %s from %s\n",
+		bwapd_log(BWAPD_LOG_WARNING, "%s does not exist: canonical weights of workers %s from %s",
 			o->file, list, counters ? "a profiling run now" :
 			"the firmware tables (no counters)");
 		ret = bwapd_profile_set(b, t, workers, counters, &po, &now);
 		if (ret) {
-			fprintf(stderr, "bwapd: profiling workers %s: %s\n", list,
+			bwapd_log(BWAPD_LOG_ERR, "profiling workers %s: %s", list,
 				strerror(-ret));
 			return ret;
 		}
@@ -742,7 +1100,7 @@ static int load_workload(const char *path, const struct bwm_machine *m,
 
 	if (bwm_workload_load(path, wl, &err) ||
 	    bwm_workload_bind(m, wl, workers, 0, &err)) {
-		fprintf(stderr, "bwapd: %s\n",
+		bwapd_log(BWAPD_LOG_ERR, "%s",
 			bwm_error_format(&err, path, msg, sizeof(msg)));
 		return -EINVAL;
 	}
@@ -764,7 +1122,7 @@ static int corun_targets(const struct opts *o, const struct bwm_machine *m,
 	int j, ret;
 
 	if (!o->corun_workers) {
-		fprintf(stderr, "bwapd: --corun needs --corun-workers, and no --pid\n");
+		bwapd_log(BWAPD_LOG_ERR, "--corun needs --corun-workers, and no --pid");
 		return EXIT_USAGE;
 	}
 	if (parse_workers(o->corun_workers, &hw) ||
@@ -802,7 +1160,7 @@ static int tune_target(const struct opts *o, pid_t pid)
 	struct bwapd_target proc = { 0 }, model = { 0 }, *t;
 	struct bwapd_target hiproc = { 0 }, group[2] = { { 0 } }, *hi = NULL;
 	struct bwapd_tune_opts to = o->tune;
-	struct bwapd_tune_result r;
+	struct bwapd_tune_result r = { 0 };
 	static struct tune_log l;
 	struct bwapd_backend b;
 	struct bwapd_topology topo;
@@ -812,6 +1170,7 @@ static int tune_target(const struct opts *o, pid_t pid)
 	uint64_t pages[BWAPD_MAX_NODES], total = 0;
 	uint32_t workers = 0;
 	char name[32], list[64];
+	const char *result = "failed";
 	int ret, j, changed, rc = 1;
 
 	memset(&l, 0, sizeof(l));
@@ -820,6 +1179,10 @@ static int tune_target(const struct opts *o, pid_t pid)
 	if (pid ? open_here(o, &b, &topo) : open_backend(o, &b, &topo))
 		return 1;
 	if (o->model && bwm_machine_load(o->model, &m, &err)) {
+		char msg[512];
+
+		bwapd_log(BWAPD_LOG_ERR, "--model: %s",
+			  bwm_error_format(&err, o->model, msg, sizeof(msg)));
 		bwapd_backend_destroy(&b);
 		return 1;
 	}
@@ -842,12 +1205,12 @@ static int tune_target(const struct opts *o, pid_t pid)
 	}
 	if (o->workload) {
 		if (!o->model) {
-			fprintf(stderr, "bwapd: --workload needs --model\n");
+			bwapd_log(BWAPD_LOG_ERR, "--workload needs --model");
 			rc = EXIT_USAGE;
 			goto out;
 		}
 		if (pid && m.nr_nodes != topo.nr_nodes) {
-			fprintf(stderr, "bwapd: the model has %d nodes, the machine %d\n",
+			bwapd_log(BWAPD_LOG_ERR, "the model has %d nodes, the machine %d",
 				m.nr_nodes, topo.nr_nodes);
 			goto out;
 		}
@@ -856,7 +1219,7 @@ static int tune_target(const struct opts *o, pid_t pid)
 		workers = wl.workers;
 		if (o->corun) {
 			if (pid) {
-				fprintf(stderr, "bwapd: --corun is for the model, not --pid\n");
+				bwapd_log(BWAPD_LOG_ERR, "--corun is for the model, not --pid");
 				rc = EXIT_USAGE;
 				goto out;
 			}
@@ -876,19 +1239,19 @@ static int tune_target(const struct opts *o, pid_t pid)
 			t = &model;
 		}
 	} else if (!pid) {
-		fprintf(stderr, "bwapd: tune needs --pid PID or --workload FILE\n");
+		bwapd_log(BWAPD_LOG_ERR, "tune needs --pid PID or --workload FILE");
 		rc = EXIT_USAGE;
 		goto out;
 	}
 	if (!pid && o->watch == 0) {
-		fprintf(stderr, "bwapd: --watch 0 follows a process until it exits; a "
-			"model never does: give seconds\n");
+		bwapd_log(BWAPD_LOG_ERR, "--watch 0 follows a process until it exits; a "
+			"model never does: give seconds");
 		rc = EXIT_USAGE;
 		goto out;
 	}
 	if (o->hi_pid) {
 		if (!pid || o->corun) {
-			fprintf(stderr, "bwapd: --high-priority needs --pid\n");
+			bwapd_log(BWAPD_LOG_ERR, "--high-priority needs --pid");
 			rc = EXIT_USAGE;
 			goto out;
 		}
@@ -899,8 +1262,8 @@ static int tune_target(const struct opts *o, pid_t pid)
 			goto out;
 		}
 		if (hiproc.workers & workers) {
-			fprintf(stderr, "bwapd: processes %d and %d share nodes; "
-				"co-scheduling wants them apart\n", (int)o->hi_pid,
+			bwapd_log(BWAPD_LOG_ERR, "processes %d and %d share nodes; "
+				"co-scheduling wants them apart", (int)o->hi_pid,
 				(int)pid);
 			goto out;
 		}
@@ -915,23 +1278,20 @@ static int tune_target(const struct opts *o, pid_t pid)
 		for (j = 0; !ret && j < topo.nr_nodes; j++)
 			total += pages[j];
 		if (ret) {
-			fprintf(stderr, "bwapd: cannot see the pages of process %d: %s%s\n",
+			bwapd_log(BWAPD_LOG_ERR, "cannot see the pages of process %d: %s%s",
 				(int)pid, proc.why, ret == -EACCES || ret == -EPERM ?
 				" (another user's process needs ptrace read access and "
 				"CAP_SYS_NICE); nothing changed" : "");
 			goto out;
 		}
 		if (!total) {
-			fprintf(stderr, "bwapd: process %d has no anonymous memory under weighted "
+			bwapd_log(BWAPD_LOG_ERR, "process %d has no anonymous memory under weighted "
 				"interleave (start it with \"bwapd exec\" or \"numactl "
-				"--weighted-interleave\")\n", (int)pid);
+				"--weighted-interleave\")", (int)pid);
 			goto out;
 		}
 	}
 	bwapd_nodelist_format(workers, list, sizeof(list));
-	if (!o->json)
-		printf("tuning %s on workers %s (%s)\n", pid ? name : "the model",
-		       list, t->ops->name);
 	to.log = log_step;
 	to.log_arg = &l;
 	l.run_dir = *o->run_dir ? o->run_dir : NULL;
@@ -954,6 +1314,19 @@ static int tune_target(const struct opts *o, pid_t pid)
 		process_comm(pid, l.st.command, sizeof(l.st.command));
 	else
 		snprintf(l.st.command, sizeof(l.st.command), "%s", wl.name);
+	l.started = 1;
+	if (o->json) {
+		json_object *e = tune_event(&l, "start");
+
+		bj_str(e, "command", l.st.command);
+		bj_str(e, "workers", list);
+		bj_str(e, "source", t->ops->name);
+		bj_str(e, "metric", l.st.metric);
+		bj_print(e);
+	} else {
+		printf("tuning %s on workers %s (%s)\n", pid ? name : "the model",
+		       list, t->ops->name);
+	}
 	if (l.run_dir) {
 		if (pid)
 			snprintf(status_file, sizeof(status_file), "%s/%d.json",
@@ -972,32 +1345,52 @@ static int tune_target(const struct opts *o, pid_t pid)
 			double floor = 0;
 
 			ret = bwapd_tune_cosched(hi, t, canon, &to, &r, &floor);
-			if (!ret)
+			if (!ret && o->json) {
+				json_object *e = tune_event(&l, "co-scheduled");
+
+				bj_num(e, "floor", floor, "%.4f");
+				bj_num(e, "protect", to.protect, "%.4g");
+				bj_print(e);
+			} else if (!ret) {
 				printf("%s: co-scheduled: DWP %.3f or more keeps the high-priority "
 				       "job within %.0f %% of its speed\n", name, floor,
 				       to.protect * 100);
+			}
 			/* re-tuning keeps the floor */
 			to.floor = floor;
 		} else {
 			ret = bwapd_tune(t, canon, &to, &r);
 		}
 		if (ret == -ESRCH) {
-			fprintf(stderr, "bwapd: process %d exited while it was tuned\n",
+			bwapd_log(BWAPD_LOG_INFO, "process %d exited while it was tuned",
 				(int)pid);
+			result = "exited";
 			rc = 0;
 			goto out;
 		}
 		if (ret) {
 			error("tune", ret, t->why);
-			fprintf(stderr, "bwapd: the target keeps weights of DWP %.3f\n",
+			bwapd_log(BWAPD_LOG_ERR, "the target keeps weights of DWP %.3f",
 				r.dwp);
 			goto out;
 		}
-		if (r.skipped)
+		if (o->json) {
+			json_object *e = tune_event(&l, r.skipped ?
+						    "not-memory-intensive" : "tuned");
+
+			bj_num(e, "dwp", r.dwp, "%.4f");
+			bj_int(e, "steps", r.steps);
+			bj_int(e, "moved", (int64_t)r.moved);
+			bj_int(e, "failed", (int64_t)r.failed);
+			bj_num(e, "mapi", r.mapi, "%.6g");
+			if (r.skipped)
+				bj_num(e, "min_mapi", to.min_mapi, "%.6g");
+			bj_print(e);
+		} else if (r.skipped)
 			printf("%s: %.4g memory accesses per instruction, below %.4g: not "
 			       "memory-intensive, left at DWP 0\n", name, r.mapi,
 			       to.min_mapi);
-		else if (!o->json)
+		else
 			printf("%s: DWP %.3f after %d steps, %llu pages moved%s\n",
 			       name, r.dwp, r.steps, (unsigned long long)r.moved,
 			       r.failed ? " (some could not move: a node was full)" : "");
@@ -1007,16 +1400,25 @@ static int tune_target(const struct opts *o, pid_t pid)
 		status_update(&l, "watching");
 		ret = bwapd_tune_watch(t, &to, r.stall_rate, o->watch, &changed);
 		if (ret == -ESRCH) {
+			result = "exited";
 			rc = 0;
 			goto out;
 		}
 		if (ret || !changed)
 			break;
-		printf("%s: phase change: stalls moved by more than %.0f %%; tuning again\n",
-		       name, to.phase_change * 100);
+		if (o->json) {
+			json_object *e = tune_event(&l, "phase-change");
+
+			bj_num(e, "threshold", to.phase_change, "%.4g");
+			bj_print(e);
+		} else {
+			printf("%s: phase change: stalls moved by more than %.0f %%; tuning again\n",
+			       name, to.phase_change * 100);
+		}
 		to.start = r.dwp;
 	}
 	rc = ret ? 1 : 0;
+	result = ret ? "failed" : "done";
 	if (o->plot) {
 		char title[256];
 
@@ -1027,6 +1429,8 @@ static int tune_target(const struct opts *o, pid_t pid)
 			rc = error(o->plot, ret, NULL);
 	}
 out:
+	if (l.started && o->json)
+		tune_summary(&l, &r, result);
 	if (l.run_dir)
 		bwapd_status_remove(l.run_dir, &l.st);
 	status_file[0] = 0;
@@ -1043,19 +1447,48 @@ out:
 	return rc;
 }
 
+static json_object *status_json(const struct bwapd_status *s)
+{
+	json_object *e = json_object_new_object();
+
+	bj_int(e, "pid", s->pid);
+	bj_int(e, "tuner", s->tuner);
+	bj_str(e, "command", s->command);
+	bj_str(e, "target", s->target);
+	bj_str(e, "workers", s->workers);
+	bj_str(e, "state", s->state);
+	bj_bool(e, "stale", s->stale);
+	bj_num(e, "dwp", s->dwp, "%.4f");
+	bj_str(e, "metric", s->metric);
+	bj_num(e, "stalls", s->stalls, "%.6g");
+	bj_int(e, "steps", s->steps);
+	bj_int(e, "tunings", s->tunings);
+	bj_int(e, "pages_moved", (int64_t)s->moved);
+	bj_int(e, "updated", (int64_t)s->updated);
+	bj_u8s(e, "weights", s->weights, s->nr_nodes);
+	return e;
+}
+
 static int cmd_status(const struct opts *o)
 {
 	static struct bwapd_status st[256];
-	char w[8 * BWAPD_MAX_NODES];
+	json_object *doc, *list;
+	char w[8 * BWAPD_MAX_NODES], cmd[64];
 	int i, j, n;
 	size_t off;
 
 	n = bwapd_status_list(o->run_dir, st, 256);
 	if (n < 0)
 		return error("status", n, NULL);
-	if (o->json)
-		printf("{\"tuners\": [");
-	else if (n)
+	if (o->json) {
+		doc = json_object_new_object();
+		list = json_object_new_array();
+		for (i = 0; i < n; i++)
+			json_object_array_add(list, status_json(&st[i]));
+		json_object_object_add(doc, "tuners", list);
+		return bj_print(doc) ? 1 : 0;
+	}
+	if (n)
 		printf("%-7s %-7s %-15s %-8s %-9s %6s %-12s %5s %10s  %s\n", "pid",
 		       "tuner", "command", "workers", "state", "DWP", "stalls",
 		       "steps", "pages", "weights");
@@ -1063,32 +1496,24 @@ static int cmd_status(const struct opts *o)
 		printf("no process is being tuned (%s)\n", o->run_dir);
 	for (i = 0; i < n; i++) {
 		const struct bwapd_status *s = &st[i];
+		char pid[16];
 
 		for (j = 0, off = 0; j < s->nr_nodes && off < sizeof(w); j++)
 			off += (size_t)snprintf(w + off, sizeof(w) - off, "%s%u",
-						j ? (o->json ? ", " : ":") : "",
-						s->weights[j]);
+						j ? ":" : "", s->weights[j]);
 		if (!s->nr_nodes)
 			w[0] = 0;
-		if (o->json) {
-			printf("%s\n  {\"pid\": %d, \"tuner\": %d, \"command\": \"%s\", \"target\": \"%s\", \"workers\": \"%s\", \"state\": \"%s\", \"stale\": %s, \"dwp\": %.4f, \"metric\": \"%s\", \"stalls\": %.6g, \"steps\": %d, \"tunings\": %d, \"pages_moved\": %llu, \"updated\": %lld, \"weights\": [%s]}",
-			       i ? "," : "", (int)s->pid, (int)s->tuner, s->command,
-			       s->target, s->workers, s->state,
-			       s->stale ? "true" : "false", s->dwp, s->metric,
-			       s->stalls, s->steps, s->tunings,
-			       (unsigned long long)s->moved, (long long)s->updated, w);
-		} else {
-			char pid[16];
-
-			snprintf(pid, sizeof(pid), "%d", (int)s->pid);
-			printf("%-7s %-7d %-15s %-8s %-9s %6.3f %-12.4g %5d %10llu  %s\n",
-			       s->pid ? pid : "model", (int)s->tuner, s->command,
-			       s->workers, s->stale ? "stale" : s->state, s->dwp,
-			       s->stalls, s->steps, (unsigned long long)s->moved, w);
-		}
+		/* a command name is any bytes: no terminal controls */
+		snprintf(cmd, sizeof(cmd), "%s", s->command);
+		for (j = 0; cmd[j]; j++)
+			if ((unsigned char)cmd[j] < 0x20 || cmd[j] == 0x7f)
+				cmd[j] = '?';
+		snprintf(pid, sizeof(pid), "%d", (int)s->pid);
+		printf("%-7s %-7d %-15s %-8s %-9s %6.3f %-12.4g %5d %10llu  %s\n",
+		       s->pid ? pid : "model", (int)s->tuner, cmd,
+		       s->workers, s->stale ? "stale" : s->state, s->dwp,
+		       s->stalls, s->steps, (unsigned long long)s->moved, w);
 	}
-	if (o->json)
-		printf("%s]}\n", n ? "\n" : "");
 	return 0;
 }
 
@@ -1100,9 +1525,6 @@ static int cmd_tune(const struct opts *o)
 }
 
 /* ---- daemon ---- */
-
-static int parse_opts(int argc, char **argv, struct opts *o, int *watch_set,
-		      int rule);
 
 #define MAX_TUNERS	256
 #define MAX_GIVEN_UP	1024
@@ -1129,23 +1551,27 @@ struct daemon {
 static int rule_opts(const struct opts *o, const struct bwapd_rule *r,
 		     struct opts *ro)
 {
-	char *argv[BWAPD_RULE_ARGS + 1];
-	int watch_set = 0, ret;
+	char *argv[BWAPD_RULE_ARGS + 1], where[4200];
+	int seen[NR_OPTS] = { 0 }, ret;
+	struct words w;
 
 	*ro = *o;
 	memcpy(argv, r->argv, sizeof(argv[0]) * (size_t)(r->argc + 1));
-	optind = 0;	/* GNU getopt: start over */
-	opterr = 1;
-	ret = parse_opts(r->argc, argv, ro, &watch_set, 1);
-	if (!ret && optind < r->argc) {
-		fprintf(stderr, "bwapd: not an option: %s\n", argv[optind]);
+	snprintf(where, sizeof(where), "%s:%d", o->rules, r->line);
+	ret = parse_opts(r->argc, argv, ro, seen, &w);
+	if (!ret && (w.nr || w.rest)) {
+		bwapd_log(BWAPD_LOG_ERR, "%s: not an option: %s", where,
+			  w.nr ? w.word[0] : "--");
 		ret = EXIT_USAGE;
 	}
+	if (!ret)
+		ret = check_opts(seen, C_RULE, where) ||
+		      metric_opts(seen, ro, where);
 	if (!ret && bwapd_tune_opts_check(&ro->tune)) {
-		fprintf(stderr, "bwapd: bad tuner parameters\n");
+		bwapd_log(BWAPD_LOG_ERR, "%s: bad tuner parameters", where);
 		ret = EXIT_USAGE;
 	}
-	if (!watch_set)
+	if (!seen[opt_index("watch")])
 		ro->watch = 0;	/* until the process exits */
 	ro->json = 0;
 	return ret ? EXIT_USAGE : 0;
@@ -1172,12 +1598,12 @@ static void reap(struct daemon *d)
 		if (i == d->nr)
 			continue;
 		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-			printf("bwapd: process %d: tuner failed; not tuned again\n",
+			bwapd_log(BWAPD_LOG_WARNING, "process %d: tuner failed; not tuned again",
 			       (int)d->target[i]);
 			if (d->nr_given_up < MAX_GIVEN_UP)
 				d->given_up[d->nr_given_up++] = d->target[i];
 		} else {
-			printf("bwapd: process %d: tuned until it exited\n",
+			bwapd_log(BWAPD_LOG_INFO, "process %d: tuned until it exited",
 			       (int)d->target[i]);
 		}
 		d->target[i] = d->target[--d->nr];
@@ -1213,7 +1639,7 @@ static void scan(struct daemon *d)
 		r = bwapd_rules_match(d->rules, d->nr_rules, comm);
 		if (!r || rule_opts(d->o, r, &ro))
 			continue;
-		printf("bwapd: process %d (%s) matches rule %d (%s): tuning it\n",
+		bwapd_log(BWAPD_LOG_INFO, "process %d (%s) matches rule %d (%s): tuning it",
 		       (int)pid, comm, r->line, r->pattern);
 		fflush(stdout);
 		c = fork();
@@ -1249,7 +1675,7 @@ static int cmd_daemon(const struct opts *o)
 		struct opts ro;
 
 		if (rule_opts(o, &d.rules[i], &ro)) {
-			fprintf(stderr, "bwapd: %s:%d: bad options in this rule; not started\n",
+			bwapd_log(BWAPD_LOG_ERR, "%s:%d: bad options in this rule; not started",
 				o->rules, d.rules[i].line);
 			return EXIT_USAGE;
 		}
@@ -1259,7 +1685,7 @@ static int cmd_daemon(const struct opts *o)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	printf("bwapd: %d rules from %s; looking for processes every %g s\n",
+	bwapd_log(BWAPD_LOG_INFO, "%d rules from %s; looking for processes every %g s",
 	       d.nr_rules, o->rules, o->scan);
 	fflush(stdout);
 	while (!daemon_stop) {
@@ -1275,7 +1701,7 @@ static int cmd_daemon(const struct opts *o)
 		kill(d.tuner[i], SIGTERM);
 	while (d.nr && wait(NULL) > 0)
 		;
-	printf("bwapd: stopped; %d tuners stopped, their processes keep their weights\n",
+	bwapd_log(BWAPD_LOG_INFO, "stopped; %d tuners stopped, their processes keep their weights",
 	       d.nr);
 	return 0;
 }
@@ -1352,11 +1778,11 @@ static int cmd_exec(struct opts *o, char **argv)
 	if (n == sizeof(err)) {
 		waitpid(pid, &status, 0);
 		if (err == ENOSYS || err == EINVAL)
-			fprintf(stderr, "bwapd: cannot put %s under weighted interleave: %s "
+			bwapd_log(BWAPD_LOG_ERR, "cannot put %s under weighted interleave: %s "
 				"(a kernel without MPOL_WEIGHTED_INTERLEAVE or "
-				"set_mempolicy_weights?)\n", argv[0], strerror(err));
+				"set_mempolicy_weights?)", argv[0], strerror(err));
 		else
-			fprintf(stderr, "bwapd: %s: %s\n", argv[0], strerror(err));
+			bwapd_log(BWAPD_LOG_ERR, "%s: %s", argv[0], strerror(err));
 		return 127;
 	}
 	if (o->wait_stable) {
@@ -1367,14 +1793,22 @@ static int cmd_exec(struct opts *o, char **argv)
 			;
 		close(notify[0]);
 		if (n <= 0 && waitpid(pid, &status, WNOHANG) == pid) {
-			fprintf(stderr, "bwapd: %s exited before it said it was stable\n",
+			bwapd_log(BWAPD_LOG_ERR, "%s exited before it said it was stable",
 				argv[0]);
 			return WIFEXITED(status) ? WEXITSTATUS(status) :
 			       128 + WTERMSIG(status);
 		}
-		if (!o->json)
+		if (o->json) {
+			json_object *e = json_object_new_object();
+
+			bj_str(e, "event", "stable");
+			bj_str(e, "command", argv[0]);
+			bj_bool(e, "notified", n > 0);
+			bj_print(e);
+		} else {
 			printf("%s is stable%s\n", argv[0],
 			       n > 0 ? "" : " (closed the notification descriptor)");
+		}
 	}
 	if (o->delay > 0) {
 		struct timespec ts = { (time_t)o->delay,
@@ -1384,255 +1818,12 @@ static int cmd_exec(struct opts *o, char **argv)
 	}
 	rc = tune_target(o, pid);
 	if (rc)
-		fprintf(stderr, "bwapd: %s runs on untuned\n", argv[0]);
+		bwapd_log(BWAPD_LOG_WARNING, "%s runs on untuned", argv[0]);
 	if (waitpid(pid, &status, 0) < 0)
 		return 1;
 	if (WIFEXITED(status))
 		return rc ? rc : WEXITSTATUS(status);
 	return 128 + WTERMSIG(status);
-}
-
-/* The whole of s as a number: 0, or -EINVAL (junk, nothing, out of range). */
-static int dbl(const char *s, double *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtod(s, &end);
-	return end == s || *end || errno ? -EINVAL : 0;
-}
-
-static int whole(const char *s, int *v)
-{
-	char *end;
-	long l;
-
-	errno = 0;
-	l = strtol(s, &end, 10);
-	if (end == s || *end || errno || l < INT_MIN || l > INT_MAX)
-		return -EINVAL;
-	*v = (int)l;
-	return 0;
-}
-
-/*
- * The options of argv into o: 0, EXIT_USAGE, or -1 after --help.  Also
- * for the tuner options of a rule (optind reset by the caller; no usage
- * text on an error there).
- */
-static int parse_opts(int argc, char **argv, struct opts *o, int *watch_set,
-		      int rule)
-{
-	static const struct option longopts[] = {
-		{ "file", required_argument, NULL, 'f' },
-		{ "model", required_argument, NULL, 'M' },
-		{ "root", required_argument, NULL, 'R' },
-		{ "pmu-root", required_argument, NULL, 1022 },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "noise", required_argument, NULL, 'N' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "no-counters", no_argument, NULL, 'C' },
-		{ "seconds", required_argument, NULL, 's' },
-		{ "u8-err", required_argument, NULL, 'e' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "no-symmetry", no_argument, NULL, 'y' },
-		{ "max-size", required_argument, NULL, 'k' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "workload", required_argument, NULL, 'W' },
-		{ "workers", required_argument, NULL, 'w' },
-		{ "samples", required_argument, NULL, 1000 },
-		{ "trim", required_argument, NULL, 1001 },
-		{ "period", required_argument, NULL, 1002 },
-		{ "step", required_argument, NULL, 1003 },
-		{ "fine-step", required_argument, NULL, 1004 },
-		{ "max-steps", required_argument, NULL, 1005 },
-		{ "forward-only", no_argument, NULL, 1006 },
-		{ "metric", required_argument, NULL, 1007 },
-		{ "min-mapi", required_argument, NULL, 1008 },
-		{ "rate", required_argument, NULL, 1009 },
-		{ "delay", required_argument, NULL, 1010 },
-		{ "watch", required_argument, NULL, 1011 },
-		{ "run-dir", required_argument, NULL, 1012 },
-		{ "wait-stable", no_argument, NULL, 1013 },
-		{ "plot", required_argument, NULL, 1014 },
-		{ "rules", required_argument, NULL, 1015 },
-		{ "scan", required_argument, NULL, 1016 },
-		{ "canonical", required_argument, NULL, 1017 },
-		{ "high-priority", required_argument, NULL, 1018 },
-		{ "protect", required_argument, NULL, 1019 },
-		{ "corun", required_argument, NULL, 1020 },
-		{ "corun-workers", required_argument, NULL, 1021 },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	char *end;
-	int c;
-
-	while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			o->file = optarg;
-			break;
-		case 'M':
-			o->model = optarg;
-			break;
-		case 'R':
-			o->root = optarg;
-			break;
-		case 1022:
-			o->pmu_root = optarg;
-			break;
-		case 'S':
-			o->seed = strtoull(optarg, &end, 0);
-			if (*end)
-				goto bad;
-			break;
-		case 'N':
-			if (dbl(optarg, &o->noise) ||
-			    !(o->noise >= 0 && o->noise < 1))
-				goto bad;
-			break;
-		case 'j':
-			o->json = 1;
-			break;
-		case 'n':
-			o->dry_run = 1;
-			break;
-		case 'C':
-			o->no_counters = 1;
-			break;
-		case 's':
-			if (dbl(optarg, &o->seconds) ||
-			    !(o->seconds >= 0.1 && o->seconds <= 3600))
-				goto bad;
-			break;
-		case 'e':
-			if (dbl(optarg, &o->u8_err) ||
-			    !(o->u8_err >= 0 && o->u8_err < 1))
-				goto bad;
-			break;
-		case 'a':
-			o->sets.all = 1;
-			break;
-		case 'y':
-			o->sets.no_symmetry = 1;
-			break;
-		case 'k':
-			o->sets.max_size = atoi(optarg);
-			if (o->sets.max_size < 1)
-				goto bad;
-			break;
-		case 'p':
-			if (whole(optarg, &o->pid) || o->pid <= 0)
-				goto bad;
-			break;
-		case 'W':
-			o->workload = optarg;
-			break;
-		case 'w':
-			o->workers = optarg;
-			break;
-		case 1000:
-			if (whole(optarg, &o->tune.samples))
-				goto bad;
-			break;
-		case 1001:
-			if (whole(optarg, &o->tune.trim))
-				goto bad;
-			break;
-		case 1002:
-			if (dbl(optarg, &o->tune.period))
-				goto bad;
-			break;
-		case 1003:
-			if (dbl(optarg, &o->tune.step))
-				goto bad;
-			break;
-		case 1004:
-			if (dbl(optarg, &o->tune.fine_step))
-				goto bad;
-			break;
-		case 1005:
-			if (whole(optarg, &o->tune.max_steps))
-				goto bad;
-			break;
-		case 1006:
-			o->tune.forward_only = 1;
-			o->tune.metric = BWAPD_STALL_RATE;
-			break;
-		case 1007:
-			if (!strcmp(optarg, "rate"))
-				o->tune.metric = BWAPD_STALL_RATE;
-			else if (!strcmp(optarg, "instruction"))
-				o->tune.metric = BWAPD_STALLS_PER_INSN;
-			else
-				goto bad;
-			break;
-		case 1008:
-			if (dbl(optarg, &o->tune.min_mapi))
-				goto bad;
-			break;
-		case 1009:
-			if (dbl(optarg, &o->tune.migrate.pages_per_s))
-				goto bad;
-			break;
-		case 1010:
-			if (dbl(optarg, &o->delay) || !(o->delay >= 0))
-				goto bad;
-			break;
-		case 1011:
-			if (dbl(optarg, &o->watch) || !(o->watch >= 0))
-				goto bad;
-			*watch_set = 1;
-			break;
-		case 1012:
-			o->run_dir = optarg;
-			break;
-		case 1013:
-			o->wait_stable = 1;
-			break;
-		case 1014:
-			o->plot = optarg;
-			break;
-		case 1015:
-			o->rules = optarg;
-			break;
-		case 1017:
-			o->canonical = optarg;
-			break;
-		case 1018:
-			if (whole(optarg, &o->hi_pid) || o->hi_pid <= 0)
-				goto bad;
-			break;
-		case 1019:
-			if (dbl(optarg, &o->tune.protect))
-				goto bad;
-			break;
-		case 1020:
-			o->corun = optarg;
-			break;
-		case 1021:
-			o->corun_workers = optarg;
-			break;
-		case 1016:
-			if (dbl(optarg, &o->scan) ||
-			    !(o->scan >= 0.1 && o->scan <= 3600))
-				goto bad;
-			break;
-		case 'h':
-			usage(stdout);
-			return -1;
-		default:
-			if (!rule)
-				usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	return 0;
-bad:
-	fprintf(stderr, "bwapd: bad value '%s' for an option\n", optarg);
-	return EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
@@ -1641,57 +1832,86 @@ int main(int argc, char **argv)
 		.file = BWAPD_DEFAULT_FILE, .root = "", .seed = 1,
 		.run_dir = BWAPD_RUN_DIR, .rules = BWAPD_RULES_FILE, .scan = 5,
 		.seconds = 2, .u8_err = BWM_DEFAULT_U8_ERR,
+		.log_level = BWAPD_LOG_INFO,
 	};
-	const char *cmd, *arg;
-	int c, watch_set = 0;
+	int seen[NR_OPTS] = { 0 };
+	const char *arg;
+	struct words w;
+	int c, cmd;
 
 	bwapd_tune_opts_default(&o.tune);
 	o.watch = -1;
+	bwapd_log_init(BWAPD_LOG_INFO);
 
-	c = parse_opts(argc, argv, &o, &watch_set, 0);
+	c = parse_opts(argc, argv, &o, seen, &w);
+	bwapd_log_init(o.log_level);
 	if (c)
-		return c < 0 ? 0 : c;
-	if (optind >= argc) {
-		usage(stderr);
+		return c;
+	for (cmd = 0; w.nr && cmd < NR_CMDS; cmd++)
+		if (!strcmp(w.word[0], cmds[cmd].name))
+			break;
+	if (seen[opt_index("version")]) {
+		printf("bwapd %s\n", BWAPD_VERSION);
+		return 0;
+	}
+	if (seen[opt_index("help")] && (!w.nr || cmd < NR_CMDS)) {
+		usage(stdout, w.nr ? cmd : -1);
+		return 0;
+	}
+	if (!w.nr || cmd == NR_CMDS) {
+		if (w.nr)
+			bwapd_log(BWAPD_LOG_ERR, "%s: no such command", w.word[0]);
+		usage(stderr, -1);
 		return EXIT_USAGE;
 	}
-	cmd = argv[optind];
-	arg = optind + 1 < argc ? argv[optind + 1] : NULL;
-	if ((!strcmp(cmd, "tune") || !strcmp(cmd, "exec")) &&
+	if (check_opts(seen, cmd, cmds[cmd].name))
+		return EXIT_USAGE;
+	if (metric_opts(seen, &o, cmds[cmd].name))
+		return EXIT_USAGE;
+	if ((cmd == C_TUNE || cmd == C_EXEC || cmd == C_DAEMON) &&
 	    bwapd_tune_opts_check(&o.tune)) {
-		fprintf(stderr, "bwapd: bad tuner parameters (samples 1-1000 with "
-			"2 x trim fewer, period > 0, steps in (0, 1], max-steps "
-			"up to 126, rate >= 0)\n");
+		bwapd_log(BWAPD_LOG_ERR, "bad tuner parameters (samples 1-1000 with "
+			  "2 x trim fewer, period > 0, steps in (0, 1], max-steps "
+			  "up to 126, rate >= 0)");
 		return EXIT_USAGE;
 	}
-	if (!strcmp(cmd, "exec")) {
-		if (!arg) {
-			fprintf(stderr, "bwapd: exec: no command (bwapd exec -- COMMAND)\n");
+	if (cmd == C_EXEC) {
+		char **command = w.rest ? w.rest : w.word + 1;
+
+		if (!command[0]) {
+			bwapd_log(BWAPD_LOG_ERR, "exec: no command (bwapd exec -- COMMAND)");
+			return EXIT_USAGE;
+		}
+		if (w.rest && w.nr > 1) {
+			bwapd_log(BWAPD_LOG_ERR, "exec: %s: the command goes after \"--\"",
+				  w.word[1]);
 			return EXIT_USAGE;
 		}
 		/* a launched program is followed until it exits */
-		if (!watch_set)
+		if (!seen[opt_index("watch")])
 			o.watch = 0;
-		return cmd_exec(&o, argv + optind + 1);
+		return cmd_exec(&o, command);
 	}
-	if (optind + 2 < argc) {
-		fprintf(stderr, "bwapd: too many arguments\n");
+	arg = w.nr > 1 ? w.word[1] : NULL;
+	if (w.rest || w.nr > ((cmd == C_SHOW || cmd == C_APPLY) ? 2 : 1)) {
+		bwapd_log(BWAPD_LOG_ERR, "%s: too many arguments (\"bwapd %s --help\")",
+			  cmds[cmd].name, cmds[cmd].name);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(cmd, "topology") && !arg)
+	switch (cmd) {
+	case C_TOPOLOGY:
 		return cmd_topology(&o);
-	if (!strcmp(cmd, "profile") && !arg)
+	case C_PROFILE:
 		return cmd_profile(&o);
-	if (!strcmp(cmd, "show"))
+	case C_SHOW:
 		return cmd_show(&o, arg);
-	if (!strcmp(cmd, "apply"))
+	case C_APPLY:
 		return cmd_apply(&o, arg);
-	if (!strcmp(cmd, "tune") && !arg)
+	case C_TUNE:
 		return cmd_tune(&o);
-	if (!strcmp(cmd, "status") && !arg)
+	case C_STATUS:
 		return cmd_status(&o);
-	if (!strcmp(cmd, "daemon") && !arg)
+	default:
 		return cmd_daemon(&o);
-	usage(stderr);
-	return EXIT_USAGE;
+	}
 }

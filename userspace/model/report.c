@@ -246,10 +246,10 @@ int report_svg_strategies(FILE *f, const struct bwm_machine *m,
 
 			if (!r->valid)
 				continue;
-			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
-				"<title>%s: %.2fx (%.2f GB/s)</title></rect>\n",
-				x, SVG_H - PB - bh, bw * 0.9, bh, bwm_svg_colours[s],
-				bwm_strategy_name(s), r->speedup,
+			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>",
+				x, SVG_H - PB - bh, bw * 0.9, bh, bwm_svg_colours[s]);
+			bwm_svg_text(f, bwm_strategy_name(s));
+			fprintf(f, ": %.2fx (%.2f GB/s)</title></rect>\n", r->speedup,
 				r->pred.throughput_gbps);
 			k++;
 		}

@@ -6,8 +6,11 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <string.h>
 
 #include "svg.h"
+#include "utf8.h"
 
 /* the canvas, and the margins around the plot area */
 enum { W = BWM_SVG_W, H = BWM_SVG_H, L = BWM_SVG_PL, R = BWM_SVG_PR,
@@ -24,14 +27,51 @@ static double nice_step(double range)
 	return e * (r < 1.5 ? 1 : r < 3.5 ? 2 : r < 7.5 ? 5 : 10);
 }
 
+void bwm_svg_text(FILE *f, const char *s)
+{
+	char buf[1024];
+	const char *p;
+
+	for (p = bwm_utf8_clean(s, buf, sizeof(buf)); *p; p++) {
+		switch (*p) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&apos;", f); break;
+		default:
+			/* XML 1.0 has no C0 controls but tab and newlines */
+			if ((unsigned char)*p < 0x20 && !strchr("\t\n\r", *p))
+				fputs("\xef\xbf\xbd", f);
+			else
+				fputc(*p, f);
+		}
+	}
+}
+
+/* <text ATTRS>s</text> */
+static void text(FILE *f, const char *s, const char *attrs, ...)
+{
+	va_list ap;
+
+	fputs("<text ", f);
+	va_start(ap, attrs);
+	vfprintf(f, attrs, ap);
+	va_end(ap);
+	fputc('>', f);
+	bwm_svg_text(f, s);
+	fputs("</text>\n", f);
+}
+
 void bwm_svg_begin(FILE *f, const char *title)
 {
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		"viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-		"<text x=\"%d\" y=\"24\" font-size=\"15\" text-anchor=\"middle\">%s</text>\n",
-		W, H, W, H, (W - R + L) / 2, title);
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+		W, H, W, H);
+	text(f, title, "x=\"%d\" y=\"24\" font-size=\"15\" text-anchor=\"middle\"",
+	     (W - R + L) / 2);
 }
 
 double bwm_svg_yaxis(FILE *f, double ymax, const char *label, int right)
@@ -49,8 +89,8 @@ double bwm_svg_yaxis(FILE *f, double ymax, const char *label, int right)
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"%s\">%g</text>\n",
 			right ? x + 6 : x - 6, py + 4, right ? "start" : "end", y);
 	}
-	fprintf(f, "<text transform=\"translate(%d,%d) rotate(-90)\" text-anchor=\"middle\">%s</text>\n",
-		right ? W - R + 55 : 18, T + h / 2, label);
+	text(f, label, "transform=\"translate(%d,%d) rotate(-90)\" text-anchor=\"middle\"",
+	     right ? W - R + 55 : 18, T + h / 2);
 	fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"black\"/>\n",
 		x, x, T, H - B);
 	return ymax;
@@ -64,8 +104,8 @@ double bwm_svg_xaxis(FILE *f, double xmax, const char *label)
 	for (x = 0; x <= xmax + step / 2; x += step)
 		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>\n",
 			L + x / xmax * w, H - B + 18, x);
-	fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
-		L + w / 2, H - B + 40, label);
+	text(f, label, "x=\"%.1f\" y=\"%d\" text-anchor=\"middle\"", L + w / 2,
+	     H - B + 40);
 	fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"black\"/>\n",
 		L, W - R, H - B, H - B);
 	return xmax;
@@ -75,9 +115,11 @@ void bwm_svg_legend(FILE *f, int i, const char *label, const char *colour)
 {
 	int y = T + 10 + i * 20;
 
-	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\"/>\n"
-		"<text x=\"%d\" y=\"%d\">%s</text>\n",
-		W - R + 70, y, colour, W - R + 88, y + 11, label);
+	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"",
+		W - R + 70, y);
+	bwm_svg_text(f, colour);
+	fputs("\"/>\n", f);
+	text(f, label, "x=\"%d\" y=\"%d\"", W - R + 88, y + 11);
 }
 
 void bwm_svg_polyline(FILE *f, const double *x, const double *y, int n,
@@ -86,15 +128,19 @@ void bwm_svg_polyline(FILE *f, const double *x, const double *y, int n,
 	double w = W - L - R, h = H - T - B;
 	int i;
 
-	fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
-		colour);
+	fputs("<polyline fill=\"none\" stroke=\"", f);
+	bwm_svg_text(f, colour);
+	fputs("\" stroke-width=\"2\" points=\"", f);
 	for (i = 0; i < n; i++)
 		fprintf(f, "%.1f,%.1f ", L + x[i] / xmax * w,
 			H - B - y[i] / ymax * h);
 	fprintf(f, "\"/>\n");
-	for (i = 0; i < n; i++)
-		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n",
-			L + x[i] / xmax * w, H - B - y[i] / ymax * h, colour);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"",
+			L + x[i] / xmax * w, H - B - y[i] / ymax * h);
+		bwm_svg_text(f, colour);
+		fputs("\"/>\n", f);
+	}
 }
 
 int bwm_svg_end(FILE *f)

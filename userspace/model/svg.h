@@ -16,6 +16,12 @@
 
 extern const char *const bwm_svg_colours[BWM_SVG_NR_COLOURS];
 
+/*
+ * s as SVG text or attribute value: & < > " ' as entities, valid UTF-8,
+ * no control characters XML forbids.  Every string from outside goes
+ * through it (titles carry workload and command names).
+ */
+void bwm_svg_text(FILE *f, const char *s);
 void bwm_svg_begin(FILE *f, const char *title);
 /* Grid and labels of a y axis from 0 to ymax (rounded up, returned). */
 double bwm_svg_yaxis(FILE *f, double ymax, const char *label, int right);

@@ -6,6 +6,7 @@
  * nothing.
  */
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include "bwapd_test.h"
@@ -28,7 +29,9 @@ static int bwapd(struct run *r, int uid, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(args, sizeof(args), fmt, ap);
 	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "%s %s 2>&1", BWAPD_BIN, args);
+	/* stderr with stdout unless args redirect it */
+	snprintf(cmd, sizeof(cmd), "%s %s%s", BWAPD_BIN, args,
+		 strstr(args, "2>") ? "" : " 2>&1");
 	if (uid < 0) {
 		p = popen(cmd, "r");
 		if (!p)
@@ -81,6 +84,36 @@ static int weight(const char *root, int node)
 	return bwapd_read_text(root, path, buf, sizeof(buf)) ? -1 : atoi(buf);
 }
 
+/*
+ * Check bwapd's --json output with a strict parser, Python's: text is one
+ * JSON document (lines 0) or JSON Lines (lines 1), valid UTF-8; expr, a
+ * Python expression on d (the document, or the list of them), must be
+ * true.  0 if all holds; the parser's complaint is in the test's log.
+ */
+static int json_check(const char *dir, const char *text, int lines,
+		      const char *expr)
+{
+	static const char check[] =
+		"import json, sys\n"
+		"raw = open(sys.argv[1], 'rb').read().decode('utf-8')\n"
+		"if sys.argv[2] == '1':\n"
+		"    d = [json.loads(l) for l in raw.splitlines()]\n"
+		"else:\n"
+		"    d = json.loads(raw)\n"
+		"e = open(sys.argv[3]).read()\n"
+		"if not eval(e):\n"
+		"    sys.exit('false: ' + e)\n";
+	char cmd[1024];
+
+	if (put(dir, "check.py", "%s", check) ||
+	    put(dir, "out.json", "%s", text) ||
+	    put(dir, "expr.txt", "%s", expr))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "python3 %s/check.py %s/out.json %d %s/expr.txt >&2",
+		 dir, dir, lines, dir);
+	return system(cmd);
+}
+
 FIXTURE(cli)
 {
 	char dir[64];
@@ -112,10 +145,28 @@ TEST_F(cli, profile_show_apply_model)
 	EXPECT_NE(NULL, strstr(r.out, "15 worker sets: 4 to profile, 7 skipped as symmetric"));
 	EXPECT_NE(NULL, strstr(r.out, "4 skipped as spread out"));
 	EXPECT_LT(0, file_size(self->file));
-	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s show --json 2-3",
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s show --json 2-3 2>/dev/null",
 			   self->b, self->file));
 	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
-	EXPECT_NE(NULL, strstr(r.out, "\"workers\": \"2-3\", \"source\": \"counters\", \"same_as\": \"0-1\""))
+	EXPECT_EQ(0, json_check(self->dir, r.out, 0,
+		"[(s['workers'], s['source'], s['same_as'], len(s['weights'])) "
+		"for s in d['worker_sets']] == [('2-3', 'counters', '0-1', 4)] "
+		"and d['skipped'] == {'symmetric': 7, 'spread': 4}"))
+		TH_LOG("%s", r.out);
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s profile --seconds 0.2 --json 2>/dev/null",
+			   self->b, self->file));
+	EXPECT_EQ(0, r.status);
+	EXPECT_EQ(0, json_check(self->dir, r.out, 0,
+		"len(d['worker_sets']) == 11 and "
+		"all(abs(sum(s['fractions']) - 1) < 1e-5 for s in d['worker_sets'])"))
+		TH_LOG("%s", r.out);
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s apply --dry-run --json 0 2>/dev/null",
+			   self->b, self->file));
+	EXPECT_EQ(0, r.status);
+	EXPECT_EQ(0, json_check(self->dir, r.out, 0,
+		"d['dry_run'] is True and d['workers'] == '0' and "
+		"[n['node'] for n in d['nodes']] == [0, 1, 2, 3] and "
+		"d['changed'] == sum(n['old'] != n['new'] for n in d['nodes'])"))
 		TH_LOG("%s", r.out);
 	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s apply --dry-run 0",
 			   self->b, self->file));
@@ -285,9 +336,11 @@ TEST_F(cli, tune_and_status)
 			break;
 		usleep(50000);
 	}
-	EXPECT_NE(NULL, strstr(r.out, "\"command\": \"mixed\", \"target\": \"model\", \"workers\": \"0\", \"state\": \"watching\", \"stale\": false"))
+	EXPECT_EQ(0, json_check(self->dir, r.out, 0,
+		"[(t['command'], t['target'], t['workers'], t['state'], t['stale'], t['metric']) "
+		"for t in d['tuners']] == "
+		"[('mixed', 'model', '0', 'watching', False, 'stalls/instruction')]"))
 		TH_LOG("%s", r.out);
-	EXPECT_NE(NULL, strstr(r.out, "\"metric\": \"stalls/instruction\""));
 	/* stopped: its entry goes */
 	ASSERT_EQ(0, kill(tuner, SIGTERM));
 	for (i = 0; i < 100; i++) {
@@ -346,6 +399,268 @@ TEST_F(cli, bad_tuner_parameters)
 }
 
 /*
+ * tune --json is JSON Lines: a start event, a line per step, the end of
+ * each tuning, and a summary last, even with the co-scheduled job.
+ */
+TEST_F(cli, tune_json_lines)
+{
+	char be[1024], hi[1024];
+	struct run r;
+
+	snprintf(be, sizeof(be), "%s/workloads/bandwidth-bound.json", BWM_DATADIR);
+	snprintf(hi, sizeof(hi), "%s/workloads/latency-bound.json", BWM_DATADIR);
+	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir '' --model %s --file %s tune --workload %s --workers 0 --json 2>/dev/null",
+			   self->b, self->file, be));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_EQ(0, json_check(self->dir, r.out, 1,
+		"d[0]['event'] == 'start' and d[0]['command'] == 'bandwidth-bound' and "
+		"d[1]['step'] == 0 and all('step' in e or 'event' in e for e in d) and "
+		"d[-1]['event'] == 'summary' and d[-1]['result'] == 'done' and "
+		"d[-1]['dwp'] == [e for e in d if 'step' in e][-1]['dwp'] and "
+		"sum(e.get('event') == 'summary' for e in d) == 1"))
+		TH_LOG("%s", r.out);
+	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir '' --model %s --file %s tune --workload %s --workers 2-3 --corun %s --corun-workers 0 --json 2>/dev/null",
+			   self->b, self->file, be, hi));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_EQ(0, json_check(self->dir, r.out, 1,
+		"[e['event'] for e in d if 'event' in e] == "
+		"['start', 'co-scheduled', 'tuned', 'summary'] and "
+		"d[-1]['dwp'] >= [e for e in d if e.get('event') == 'co-scheduled'][0]['floor']"))
+		TH_LOG("%s", r.out);
+}
+
+/*
+ * A plot's title carries the workload's (or the process's) name: markup,
+ * quotes, control characters and ill-formed UTF-8 in it still give an
+ * SVG file an XML parser takes, with the name as text.
+ */
+TEST_F(cli, plot_hostile_names)
+{
+	char wl[256], svg[256], cmd[2048];
+	struct run r;
+
+	snprintf(wl, sizeof(wl), "%s/hostile.json", self->dir);
+	snprintf(svg, sizeof(svg), "%s/plot.svg", self->dir);
+	ASSERT_EQ(0, put("/", wl + 1,
+		"{\"name\": \"a&b<c>\\\"d'e]]> \\u0001\\u001b\xff&amp;\", \"class\": \"mixed\", "
+		"\"workers\": [0, 1], \"demand_gbps\": 4, \"mlp\": 6, \"shared\": 0.6, "
+		"\"read\": 0.75, \"work_gb\": 10}\n"));
+	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir '' --model %s --file %s tune --workload %s --workers 0 --max-steps 2 --plot %s",
+			   self->b, self->file, wl, svg));
+	ASSERT_EQ(0, r.status) TH_LOG("%s", r.out);
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import sys, xml.dom.minidom as m; "
+		 "d = m.parse(sys.argv[1]); "
+		 "t = d.getElementsByTagName(\"text\")[0].firstChild.data; "
+		 "print(ascii(t)); "
+		 "sys.exit(t != \"tuning a&b<c>\\\"d\\x27e]]> \\ufffd\\ufffd\\ufffd&amp; (model) on workers 0\")' %s >&2",
+		 svg);
+	EXPECT_EQ(0, system(cmd)) TH_LOG("the title, escaped, parses back");
+}
+
+/*
+ * A process may name itself anything: quotes, backslashes, control
+ * characters, bytes that are not UTF-8.  "bwapd status --json" stays
+ * valid JSON (and UTF-8) and gives the name back, ill-formed bytes as
+ * U+FFFD the way Python's decoder replaces them.
+ */
+TEST_F(cli, status_json_hostile_comm)
+{
+	static const char *const names[] = {
+		"a\"b\\c\"}", "x\n\ty\x01\x1b[2J", "\xff\xfe\xc3(\xe2\x82",
+		"\"pid\": 1, \"x", "</svg>&\xed\xa0\x80\xf4\x90", "\xc3\xa9\xf0\x9f\x98\x80\x7f",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char rd[128], path[64], expr[512], hex[64];
+		struct bwapd_status st = { 0 };
+		struct run r;
+		int p[2], j;
+		pid_t c;
+
+		snprintf(rd, sizeof(rd), "%s/run%u", self->dir, i);
+		ASSERT_EQ(0, pipe(p));
+		c = fork();
+		ASSERT_LE(0, c);
+		if (!c) {
+			close(p[0]);
+			if (prctl(PR_SET_NAME, names[i], 0, 0, 0) ||
+			    write(p[1], "x", 1) != 1)
+				_exit(1);
+			pause();
+			_exit(0);
+		}
+		close(p[1]);
+		ASSERT_EQ(1, read(p[0], hex, 1));
+		close(p[0]);
+		/* what a tuner of it keeps: its comm, read as bwapd reads it */
+		st.pid = c;
+		st.tuner = getpid();
+		st.nr_nodes = 2;
+		snprintf(st.target, sizeof(st.target), "process");
+		snprintf(st.state, sizeof(st.state), "watching");
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)c);
+		EXPECT_EQ(0, bwapd_read_text("", path, st.command, sizeof(st.command)));
+		EXPECT_STREQ(names[i], st.command);
+		ASSERT_EQ(0, bwapd_status_write(rd, &st));
+		ASSERT_EQ(0, bwapd(&r, -1, "--run-dir %s status --json 2>/dev/null", rd));
+		kill(c, SIGKILL);
+		waitpid(c, NULL, 0);
+		EXPECT_EQ(0, r.status);
+		for (j = 0; names[i][j]; j++)
+			snprintf(hex + 2 * j, sizeof(hex) - 2 * (size_t)j, "%02x",
+				 (unsigned char)names[i][j]);
+		snprintf(expr, sizeof(expr),
+			 "len(d['tuners']) == 1 and d['tuners'][0]['pid'] == %d and "
+			 "d['tuners'][0]['command'] == "
+			 "bytes.fromhex('%s').decode('utf-8', 'replace')",
+			 (int)c, hex);
+		EXPECT_EQ(0, json_check(self->dir, r.out, 0, expr))
+			TH_LOG("name %u: %s", i, r.out);
+		/* the table has no terminal controls either */
+		ASSERT_EQ(0, bwapd(&r, -1, "--run-dir %s status", rd));
+		EXPECT_EQ(NULL, strpbrk(r.out, "\x01\x1b\t"));
+	}
+}
+
+/*
+ * Each command takes its own options only; numbers are whole words in
+ * range; contradictions are errors whatever their order.
+ */
+TEST_F(cli, options_per_command)
+{
+	static const struct { const char *args, *says; } bad[] = {
+		{ "show --dry-run --seconds 5 0-1", "show: --dry-run is not an option of show" },
+		{ "status --file x", "status: --file is not an option of status" },
+		{ "topology --pid 1", "topology: --pid is not an option of topology" },
+		{ "profile --max-size 3x", "--max-size: bad value '3x'" },
+		{ "profile --max-size 0", "--max-size: bad value '0'" },
+		{ "profile --seconds 5s", "--seconds: bad value '5s'" },
+		{ "tune --samples -3", "--samples: bad value '-3'" },
+		{ "--seed -1 topology", "--seed: bad value '-1'" },
+		{ "tune --workload x --forward-only --metric instruction",
+		  "--forward-only measures stalls per second" },
+		{ "tune --workload x --metric instruction --forward-only",
+		  "--forward-only measures stalls per second" },
+		{ "tune --pid", "--pid: needs a value" },
+		{ "--frobnicate status", "--frobnicate: no such option" },
+		{ "frobnicate", "frobnicate: no such command" },
+		{ "status extra", "status: too many arguments" },
+	};
+	char rules[256];
+	struct run r;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ASSERT_EQ(0, bwapd(&r, -1, "%s", bad[i].args));
+		EXPECT_EQ(2, r.status) TH_LOG("%s: %s", bad[i].args, r.out);
+		EXPECT_NE(NULL, strstr(r.out, bad[i].says)) TH_LOG("%s: %s", bad[i].args, r.out);
+	}
+	/* --forward-only with --metric rate agrees */
+	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir '' --model %s --file %s tune --workload %s/workloads/mixed.json --workers 0 --max-steps 1 --metric rate --forward-only",
+			   self->b, self->file, BWM_DATADIR));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	/* a help of its own per command, on stdout */
+	ASSERT_EQ(0, bwapd(&r, -1, "show --help 2>/dev/null"));
+	EXPECT_EQ(0, r.status);
+	EXPECT_EQ(0, strncmp(r.out, "usage: bwapd show [OPTIONS] [WORKERS]\n", 38)) TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "--dry-run"));
+	ASSERT_EQ(0, bwapd(&r, -1, "apply --help 2>/dev/null"));
+	EXPECT_NE(NULL, strstr(r.out, "--dry-run"));
+	ASSERT_EQ(0, bwapd(&r, -1, "--version 2>/dev/null"));
+	EXPECT_EQ(0, r.status);
+	EXPECT_EQ(0, strcmp(r.out, "bwapd " BWAPD_VERSION "\n")) TH_LOG("%s", r.out);
+	/* a bad machine file says what is wrong with it */
+	snprintf(rules, sizeof(rules), "%s/bad.json", self->dir);
+	ASSERT_EQ(0, put("/", rules + 1, "{\"nodes\": 3}\n"));
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s tune --pid %d", rules, (int)getpid()));
+	EXPECT_EQ(1, r.status);
+	EXPECT_NE(NULL, strstr(r.out, "--model: ")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "bad.json:1:1: cpu_ghz: missing")) TH_LOG("%s", r.out);
+	/* a rule takes tuner options only, checked before the daemon starts */
+	snprintf(rules, sizeof(rules), "%s/rules", self->dir);
+	ASSERT_EQ(0, put("/", rules + 1, "x* --samples 8 --trim 1\ny* --dry-run\n"));
+	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir '' daemon --rules %s", rules));
+	EXPECT_EQ(2, r.status);
+	EXPECT_NE(NULL, strstr(r.out, "rules:2: --dry-run is not an option of a rule")) TH_LOG("%s", r.out);
+}
+
+/*
+ * "bwapd CMD --help" and the man page's OPTIONS list the same options:
+ * both parsed, the union of every command's help against the man page's
+ * items, and every command's against the man page.
+ */
+TEST_F(cli, help_and_man_page_agree)
+{
+	static const char check[] =
+		"import re, subprocess, sys\n"
+		"bwapd, man = sys.argv[1], open(sys.argv[2]).read()\n"
+		"opts = man.split('\\n.SH OPTIONS\\n')[1].split('\\n.SH ')[0]\n"
+		"in_man = set(re.findall(r'^\\.T[PQ]\\n\\.B[IR]? \\\\-\\\\-([a-z0-9\\\\-]+)', opts, re.M))\n"
+		"in_man = {o.replace('\\\\-', '-') for o in in_man}\n"
+		"in_help = set()\n"
+		"for cmd in ['', 'topology', 'profile', 'show', 'apply', 'tune', 'exec', 'status', 'daemon']:\n"
+		"    out = subprocess.run([bwapd] + ([cmd] if cmd else []) + ['--help'],\n"
+		"                         capture_output=True, text=True, check=True).stdout\n"
+		"    got = set(re.findall(r'^  --([a-z0-9-]+)', out, re.M))\n"
+		"    if not got or got - in_man:\n"
+		"        sys.exit('%s --help, not in the man page: %s' % (cmd, sorted(got - in_man)))\n"
+		"    in_help |= got\n"
+		"if in_man - in_help:\n"
+		"    sys.exit('in the man page, in no --help: %s' % sorted(in_man - in_help))\n"
+		"print(len(in_man), 'options')\n";
+	char cmd[512];
+
+	ASSERT_EQ(0, put(self->dir, "man.py", "%s", check));
+	snprintf(cmd, sizeof(cmd), "python3 %s/man.py %s %s >&2", self->dir,
+		 BWAPD_BIN, BWAPD_MAN);
+	EXPECT_EQ(0, system(cmd));
+}
+
+/*
+ * Priorities for the journal: with stderr the stream JOURNAL_STREAM
+ * names, every line starts with <N>; otherwise with "bwapd: ".
+ * --log-level drops what is less important.
+ */
+TEST_F(cli, log_priorities)
+{
+	char log[128], cmd[8192], text[8192];
+	static const struct {
+		int journal;
+		const char *args, *want, *not;
+	} runs[] = {
+		{ 1, "profile --seconds 0.1", "<6>15 worker sets", "bwapd: " },
+		{ 1, "--log-level debug profile --seconds 0.1", "<7>backend model: 4 nodes", NULL },
+		{ 1, "--log-level warning profile --seconds 0.1", NULL, "<6>" },
+		{ 1, "show 0-3 --file /nonexistent/w.json", "<3>weights file: ", "bwapd: " },
+		{ 0, "profile --seconds 0.1", "bwapd: 15 worker sets", "<6>" },
+		{ 0, "--log-level err show 0-3 --file /nonexistent/w.json", "bwapd: weights file: ", NULL },
+	};
+	unsigned int i;
+	FILE *f;
+	size_t n;
+
+	snprintf(log, sizeof(log), "%s/log", self->dir);
+	for (i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		/* the journal's stream is the log file itself, or another file */
+		snprintf(cmd, sizeof(cmd),
+			 ": > %s; JOURNAL_STREAM=$(stat -c %%d:%%i %s) %s --model %s --file %s/w.json %s >/dev/null 2>>%s",
+			 log, runs[i].journal ? log : self->dir, BWAPD_BIN, self->b, self->dir, runs[i].args, log);
+		ASSERT_LE(0, system(cmd));
+		f = fopen(log, "r");
+		ASSERT_NE(NULL, f);
+		n = fread(text, 1, sizeof(text) - 1, f);
+		text[n] = 0;
+		fclose(f);
+		if (runs[i].want)
+			EXPECT_NE(NULL, strstr(text, runs[i].want)) TH_LOG("%s: %s", runs[i].args, text);
+		if (runs[i].not)
+			EXPECT_EQ(NULL, strstr(text, runs[i].not)) TH_LOG("%s: %s", runs[i].args, text);
+	}
+}
+
+/*
  * Memory controller PMUs shaped like real machines, counting on real
  * perf fds (tests/pmu-fixture.sh --standin): counters are read during a
  * real profiling run on the host's node 0 and the weights say so.
@@ -364,9 +679,10 @@ TEST_F(cli, profile_counters_on_fixture_pmus)
 	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
 	EXPECT_NE(NULL, strstr(r.out, "counters: 6 PMUs uncore_imc_0..uncore_imc_5, 12 counters"))
 		TH_LOG("%s", r.out);
-	ASSERT_EQ(0, bwapd(&r, -1, "--root %s --file %s show --json 0",
+	ASSERT_EQ(0, bwapd(&r, -1, "--root %s --file %s show --json 0 2>/dev/null",
 			   self->dir, self->file));
-	EXPECT_NE(NULL, strstr(r.out, "\"source\": \"counters\"")) TH_LOG("%s", r.out);
+	EXPECT_EQ(0, json_check(self->dir, r.out, 0,
+		"d['worker_sets'][0]['source'] == 'counters'")) TH_LOG("%s", r.out);
 }
 
 /* Every package of a 2-socket machine, Intel and AMD, has counters. */
@@ -384,9 +700,11 @@ TEST_F(cli, topology_counters_two_sockets)
 		ASSERT_EQ(0, mkdir(dir, 0755));
 		ASSERT_EQ(0, fake_machine(dir, 2, 1));
 		ASSERT_EQ(0, pmu_fixture(dir, shapes[i], "0,1", 1));
-		ASSERT_EQ(0, bwapd(&r, -1, "--root %s topology --json", dir));
+		ASSERT_EQ(0, bwapd(&r, -1, "--root %s topology --json 2>/dev/null", dir));
 		EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
-		EXPECT_NE(NULL, strstr(r.out, "\"available\": true"))
+		EXPECT_EQ(0, json_check(self->dir, r.out, 0,
+			"d['counters']['available'] is True and d['nodes'] == 2 "
+			"and [n['id'] for n in d['node']] == [0, 1]"))
 			TH_LOG("%s: %s", shapes[i], r.out);
 	}
 }
