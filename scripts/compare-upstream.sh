@@ -56,6 +56,8 @@ ALLOWED_DIFFERENCES='
 * wi_owner:owner.proc_pid_mem_* per-process weights are not in upstream Linux
 * wi_owner:owner.ptrace_pokedata per-process weights are not in upstream Linux
 * wi_owner:owner.writer_task_policy_* per-process weights are not in upstream Linux
+* bwapd:tuner:* bwapd tunes a process through its per-process weights, which are not in upstream Linux
+7.3 wi_bulk:bulk.vmalloc_follows_weights the vmalloc of upstream takes high-order pages first (a 2048-page table comes as two order-10 blocks, each from one node), so it is not interleaved page by page through the bulk allocator
 6.12 wi_vma:wi_vma.interleave_hit upstream counts weighted interleave in NUMA_INTERLEAVE_HIT only from 6.13
 6.12 wi_sysfs:wi_sysfs.auto_switch upstream has the auto switch only from 6.16
 6.12 wi_hotplug:hotplug.* upstream has a weight file for every possible node, whatever its memory, until 6.16
