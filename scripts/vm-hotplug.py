@@ -49,6 +49,8 @@ class Qmp:
         self.command("qmp_capabilities")
 
     def read(self, timeout=None):
+        """The next message (None if none came in time); events are also
+        kept in self.events for wait_event()."""
         while b"\n" not in self.buf:
             ready, _, _ = select.select([self.sock], [], [], timeout)
             if not ready:
@@ -60,6 +62,8 @@ class Qmp:
         line, self.buf = self.buf.split(b"\n", 1)
         msg = json.loads(line)
         self.log(f"qmp < {line.decode(errors='replace')}")
+        if "event" in msg:
+            self.events.append(msg)
         return msg
 
     def command(self, name, **args):
@@ -71,7 +75,6 @@ class Qmp:
         while True:
             reply = self.read()
             if "event" in reply:
-                self.events.append(reply)
                 continue
             if "error" in reply:
                 raise RuntimeError(reply["error"].get("desc", "QMP error"))
@@ -88,9 +91,7 @@ class Qmp:
             left = end - time.monotonic()
             if left <= 0:
                 return False
-            msg = self.read(left)
-            if msg is not None and "event" in msg:
-                self.events.append(msg)
+            self.read(left)
 
 
 def handle(qmp, words):
@@ -138,11 +139,9 @@ def main():
         if qmp.sock in ready:
             # Events between requests; EOFError when QEMU is gone.
             try:
-                msg = qmp.read(0)
+                qmp.read(0)
             except EOFError:
                 return 0
-            if msg is not None and "event" in msg:
-                qmp.events.append(msg)
         if requests not in ready:
             continue
         pending += os.read(requests, 4096)

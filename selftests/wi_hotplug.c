@@ -147,8 +147,7 @@ static bool has_memory(int node)
 {
 	int nodes[WI_MAX_NODES], n, i;
 
-	n = wi_read_nodelist("/sys/devices/system/node/has_memory", nodes,
-			     WI_MAX_NODES);
+	n = wi_memory_nodes(nodes, WI_MAX_NODES);
 	for (i = 0; i < n; i++)
 		if (nodes[i] == node)
 			return true;

@@ -167,18 +167,9 @@ TEST_F(wi_sysfs, default_weights)
 			TH_LOG("node %d", self->nodes[i]);
 }
 
-static long write_auto(const char *s)
+static int write_auto(const char *s)
 {
-	int fd = open(WI_SYSFS_DIR "/auto", O_WRONLY);
-	long ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, s, strlen(s));
-	if (ret < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
+	return wi_write_file(WI_SYSFS_DIR "/auto", s);
 }
 
 static void expect_weights(struct __test_metadata *_metadata,
@@ -218,7 +209,7 @@ TEST_F(wi_sysfs, auto_switch)
 	EXPECT_EQ(0664U, st.st_mode & 07777);
 	ASSERT_EQ(0, wi_auto_weights(derived)) TH_LOG("no HMAT bandwidth");
 
-	ASSERT_LT(0, write_auto("true"));
+	ASSERT_EQ(0, write_auto("true"));
 	EXPECT_EQ(1, wi_auto_mode());
 	expect_weights(_metadata, self, derived, "auto");
 
@@ -236,17 +227,17 @@ TEST_F(wi_sysfs, auto_switch)
 		}
 		if (!k) {
 			EXPECT_EQ(7, wi_read_weight(self->nodes[0]));
-			ASSERT_LT(0, write_auto("1"));
+			ASSERT_EQ(0, write_auto("1"));
 		}
 	}
 	expect_weights(_metadata, self, derived, "auto again");
 
 	/* Every true and false spelling; false keeps the weights. */
 	for (i = 0; i < sizeof(on) / sizeof(on[0]); i++) {
-		ASSERT_LT(0, write_auto(off[i])) TH_LOG("\"%s\"", off[i]);
+		ASSERT_EQ(0, write_auto(off[i])) TH_LOG("\"%s\"", off[i]);
 		EXPECT_EQ(0, wi_auto_mode());
 		expect_weights(_metadata, self, derived, off[i]);
-		ASSERT_LT(0, write_auto(on[i])) TH_LOG("\"%s\"", on[i]);
+		ASSERT_EQ(0, write_auto(on[i])) TH_LOG("\"%s\"", on[i]);
 		EXPECT_EQ(1, wi_auto_mode());
 	}
 
@@ -255,7 +246,7 @@ TEST_F(wi_sysfs, auto_switch)
 		now[k] = 2;
 	ASSERT_EQ(0, wi_set_weights(self->nodes, now, self->nr));
 	expect_weights(_metadata, self, now, "manual");
-	ASSERT_LT(0, write_auto("true"));
+	ASSERT_EQ(0, write_auto("true"));
 	expect_weights(_metadata, self, derived, "back to auto");
 }
 
