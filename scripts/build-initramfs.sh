@@ -25,7 +25,7 @@
 # along at the same paths. Shell scripts run under busybox sh.
 #
 # The archive is written with the kernel's usr/gen_init_cpio (built from
-# $KSRC, default build/linux), so device nodes need no root and the
+# $KSRC, default build/6.1/linux), so device nodes need no root and the
 # output is reproducible: an unchanged input leaves the file untouched.
 set -euo pipefail
 
@@ -34,7 +34,7 @@ set -euo pipefail
 
 OUT=$BUILD_DIR/initramfs.cpio.gz
 SELFTESTS=$BUILD_DIR/selftests
-KSRC=${KSRC:-$BUILD_DIR/linux}
+KSRC=${KSRC:-$BUILD_DIR/6.1/linux}
 read -r -a EXTRA <<<"${INITRAMFS_EXTRA:-}"
 ROOTS=()
 while [ $# -gt 0 ]; do

@@ -5,12 +5,13 @@
 #
 # usage: build-kernel.sh [--fragments "base debug ..."] SRC OUT
 #
-#   SRC          kernel tree (e.g. build/linux)
+#   SRC          kernel tree (e.g. build/6.1/linux)
 #   OUT          object directory (make O=OUT); bzImage ends up in
 #                OUT/arch/x86/boot/bzImage
 #   --fragments  names of scripts/kconfig/NAME.config to merge, in order
 #                (default: $KCONFIG_FRAGMENTS or "base debug"); a name
-#                containing '/' is taken as a path
+#                containing '/' is taken as a path. kernel-patches/BASE/config
+#                (the options this base names differently) is merged last.
 #   --config-only  generate and check OUT/.config, do not build
 #
 # The configuration is 'make tinyconfig' plus the fragments, merged with the
@@ -69,6 +70,9 @@ for f in $FRAGMENTS; do
 	[ -f "$p" ] || die "no config fragment $p"
 	frag_files+=("$p")
 done
+if [ -f "$PATCH_DIR/config" ]; then
+	frag_files+=("$PATCH_DIR/config")
+fi
 
 # --- configuration ----------------------------------------------------------
 gen_config() {

@@ -1,20 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Prepare a git kernel tree from Debian's linux-source-6.1 package with the
-# kernel-patches/ series applied on top.
+# Prepare a git kernel tree from Debian's linux-source-BASE package with the
+# kernel-patches/BASE/ series applied on top ($BASE, default 6.1).
 #
-# usage: kernel-source.sh [--dest DIR] [--base-only]
+# usage: [BASE=6.12] kernel-source.sh [--dest DIR] [--base-only]
 #
-#   --dest DIR    tree to create (default: build/linux)
+#   --dest DIR    tree to create (default: build/BASE/linux)
 #   --base-only   stop after tagging 'base'; do not apply the series
 #
-# The package version is pinned in scripts/kernel-version (one place only).
-# If the pinned version has left the archive the newest linux-source-6.1 is
-# used instead, with a warning naming both versions.
+# The package version is pinned in kernel-patches/BASE/version (one place
+# only). If the pinned version has left the archive the newest
+# linux-source-BASE is used instead, with a warning naming both versions.
 #
 # The tree is reused when the package version and the sha256 of
-# kernel-patches/* match the stamp written by the previous run. When only
+# kernel-patches/BASE/* match the stamp written by the previous run. When only
 # the patches changed the tree is reset to 'base' and the series re-applied,
 # which keeps the mtime of untouched files so O= builds stay incremental.
 # A different package version recreates the tree from the tarball.
@@ -23,7 +23,7 @@ set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-DEST=$BUILD_DIR/linux
+DEST=$BASE_BUILD/linux
 BASE_ONLY=0
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -63,8 +63,8 @@ ensure_source_package() {
 	if [ -z "$newest" ] || [ "$newest" = "(none)" ]; then
 		die "$KSRC_PKG is not available from the configured apt sources"
 	fi
-	warn "$KSRC_PKG $want (scripts/kernel-version) is no longer in the archive;"
-	warn "using $KSRC_PKG $newest instead. Update scripts/kernel-version once the series is verified on it."
+	warn "$KSRC_PKG $want (kernel-patches/$BASE/version) is no longer in the archive;"
+	warn "using $KSRC_PKG $newest instead. Update kernel-patches/$BASE/version once the series is verified on it."
 	if [ "$have" != "$newest" ] || [ ! -f "$KSRC_TARBALL" ]; then
 		apt-get install -y --no-install-recommends "$KSRC_PKG=$newest"
 	fi
@@ -74,9 +74,9 @@ ensure_source_package
 VERSION=$(installed_pkg_version "$KSRC_PKG")
 [ -f "$KSRC_TARBALL" ] || die "$KSRC_TARBALL missing after installing $KSRC_PKG $VERSION"
 
-# --- 2. stamp: package version + content of kernel-patches/ ---------------
+# --- 2. stamp: package version + content of kernel-patches/BASE/ ----------
 patches_digest() {
-	local dir=$REPO_ROOT/kernel-patches
+	local dir=$PATCH_DIR
 	if [ -d "$dir" ]; then
 		(cd "$dir" && find . -type f -print0 | LC_ALL=C sort -z |
 			xargs -0r sha256sum) | sha256sum | cut -d' ' -f1
@@ -99,7 +99,7 @@ if tree_ok && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$WANT_STAMP" ]; then
 	if [ "$BASE_ONLY" = 1 ]; then
 		info "reusing $DEST ($KSRC_PKG $VERSION)"
 	else
-		info "reusing $DEST ($KSRC_PKG $VERSION, kernel-patches/ unchanged)"
+		info "reusing $DEST ($KSRC_PKG $VERSION, kernel-patches/$BASE/ unchanged)"
 	fi
 	exit 0
 fi
@@ -157,21 +157,21 @@ git_tree "$DEST" checkout -q -B main base
 if [ "$BASE_ONLY" = 0 ]; then
 	n=0
 	while IFS= read -r p; do
-		f=$REPO_ROOT/kernel-patches/$p
+		f=$PATCH_DIR/$p
 		if [ ! -f "$f" ]; then
-			echo "kernel-patches/$p is listed in kernel-patches/series but does not exist" >&2
+			echo "kernel-patches/$BASE/$p is listed in kernel-patches/$BASE/series but does not exist" >&2
 			exit 1
 		fi
 		if ! git_tree "$DEST" am -q "$f" >"$DEST.am.log" 2>&1; then
 			cat "$DEST.am.log" >&2
 			git_tree "$DEST" am --abort >/dev/null 2>&1 || true
-			echo "kernel-patches/$p does not apply to $KSRC_PKG $VERSION" >&2
+			echo "kernel-patches/$BASE/$p does not apply to $KSRC_PKG $VERSION" >&2
 			exit 1
 		fi
 		n=$((n + 1))
 	done < <(series_patches)
 	rm -f "$DEST.am.log"
-	info "applied $n patch(es) from kernel-patches/series onto $KSRC_PKG $VERSION"
+	info "applied $n patch(es) from kernel-patches/$BASE/series onto $KSRC_PKG $VERSION"
 fi
 restore_mtimes
 

@@ -8,9 +8,23 @@ export REPO_ROOT
 BUILD_DIR=${BUILD_DIR:-$REPO_ROOT/build}
 export BUILD_DIR
 
-# Debian package providing the kernel tree and the version we pin to.
-export KSRC_PKG=linux-source-6.1
-export KSRC_TARBALL=/usr/src/linux-source-6.1.tar.xz
+# The kernel base: one directory of kernel-patches/ per Debian kernel
+# series (kernel-patches/BASE/series, its patches, and version, the pinned
+# linux-source-BASE package version). $BASE picks one; the default is the
+# base of the README's demo.
+DEFAULT_BASE=6.1
+BASE=${BASE:-$DEFAULT_BASE}
+export BASE
+PATCH_DIR=$REPO_ROOT/kernel-patches/$BASE
+[ -f "$PATCH_DIR/series" ] ||
+	{ echo "error: no kernel base '$BASE' (no kernel-patches/$BASE/series)" >&2; exit 1; }
+# Everything built for the base: build/BASE/{linux,kernel,kernel-bench,series}
+BASE_BUILD=$BUILD_DIR/$BASE
+export PATCH_DIR BASE_BUILD
+
+# Debian package providing the kernel tree.
+export KSRC_PKG=linux-source-$BASE
+export KSRC_TARBALL=/usr/src/linux-source-$BASE.tar.xz
 
 die() {
 	echo "error: $*" >&2
@@ -27,8 +41,8 @@ info() {
 
 pinned_kernel_version() {
 	local v
-	v=$(tr -d '[:space:]' < "$REPO_ROOT/scripts/kernel-version")
-	[ -n "$v" ] || die "scripts/kernel-version is empty"
+	v=$(tr -d '[:space:]' < "$PATCH_DIR/version")
+	[ -n "$v" ] || die "kernel-patches/$BASE/version is empty"
 	echo "$v"
 }
 
@@ -38,10 +52,20 @@ installed_pkg_version() {
 		true; } | awk '$1 == "ii" { print $2 }'
 }
 
-# Patch file names listed in kernel-patches/series, in order. Blank lines
-# and '#' comments are ignored.
+# The kernel bases, oldest first: the directories of kernel-patches/ that
+# hold a series.
+kernel_bases() {
+	local d
+	for d in "$REPO_ROOT"/kernel-patches/*/series; do
+		d=${d%/series}
+		echo "${d##*/}"
+	done | sort -V
+}
+
+# Patch file names listed in kernel-patches/BASE/series, in order. Blank
+# lines and '#' comments are ignored.
 series_patches() {
-	local series=$REPO_ROOT/kernel-patches/series
+	local series=$PATCH_DIR/series
 	[ -f "$series" ] || return 0
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e 's/^[[:space:]]*//' "$series" |
 		grep -v '^$' || true
