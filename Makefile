@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build and test Linux 6.1 (Debian linux-source-6.1) with the
-# MPOL_WEIGHTED_INTERLEAVE series in kernel-patches/. Everything generated
-# lives in build/. 'make help' lists the targets.
+# Build and test Debian's LTS kernels (linux-source-6.1, linux-source-6.12)
+# with the weighted interleave series in kernel-patches/BASE/, numactl and
+# bwapd. Everything generated lives in build/. 'make help' lists the
+# targets.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -10,12 +11,22 @@ SHELL := /bin/bash
 # One kernel build at a time is all a small machine can take.
 .NOTPARALLEL:
 
+# The kernel bases: one series per directory of kernel-patches/. BASE picks
+# the one the single-kernel targets (source, kernel, demo, bench, ...) use;
+# check builds and tests all of them.
+BASES      := $(sort $(patsubst kernel-patches/%/series,%,$(wildcard kernel-patches/*/series)))
+BASE       ?= 6.1
+export BASE
+
 BUILD      := $(CURDIR)/build
-LINUX      := $(BUILD)/linux
-KOUT       := $(BUILD)/kernel
-BZIMAGE    := $(KOUT)/arch/x86/boot/bzImage
-BENCH_KOUT := $(BUILD)/kernel-bench
-BENCH_BZIMAGE := $(BENCH_KOUT)/arch/x86/boot/bzImage
+LINUX       = $(BUILD)/$(BASE)/linux
+KOUT        = $(BUILD)/$(BASE)/kernel
+BZIMAGE     = $(KOUT)/arch/x86/boot/bzImage
+BENCH_KOUT  = $(BUILD)/$(BASE)/kernel-bench
+BENCH_BZIMAGE = $(BENCH_KOUT)/arch/x86/boot/bzImage
+# The selftests, the model and bwapd need only the kselftest harness of a
+# kernel tree: the default base's.
+HARNESS_SRC := $(BUILD)/6.1/linux
 SELFTESTS  := $(BUILD)/selftests
 INITRAMFS  := $(BUILD)/initramfs.cpio.gz
 RESULTS    := $(BUILD)/results
@@ -31,40 +42,53 @@ TOPOLOGY          ?= numa4
 export KCONFIG_FRAGMENTS VM_TIMEOUT
 
 R := build/results
-HOST_TAP := $(R)/host/tap/checkpatch.tap $(R)/host/tap/shellcheck.tap \
+HOST_TAP := $(foreach b,$(BASES),$(R)/host/tap/checkpatch-$(b).tap) \
+	    $(R)/host/tap/shellcheck.tap \
 	    $(R)/host/tap/manpages.tap $(R)/host/tap/model-*.tap \
 	    $(R)/host/tap/bwapd-*.tap
-# Per topology: did the VM finish, was the console clean, then every program
-# (the glob is expanded by the shell, after the VMs ran).
-VM_TAP    = $(foreach t,$(TOPOLOGIES),$(R)/$(t)/tap/vm.tap $(R)/$(t)/tap/kernel-console.tap $(R)/$(t)/tap/*.tap)
+# Per base and topology: did the VM finish, was the console clean, then
+# every program (the glob is expanded by the shell, after the VMs ran);
+# then the bases compared with each other, test case by test case.
+VM_TAP    = $(foreach b,$(BASES),$(foreach t,$(TOPOLOGIES),$(R)/$(b)/$(t)/tap/vm.tap \
+		$(R)/$(b)/$(t)/tap/kernel-console.tap $(R)/$(b)/$(t)/tap/*.tap)) \
+	    $(R)/compare-series/compare-*.tap
+STAGES    := $(BUILD)/stage-times
+TIMED      = scripts/timed.sh $(STAGES)
 
-.PHONY: help deps source kernel selftests numactl numactl-deb initramfs check checkpatch \
+.PHONY: help deps source kernel kernels kernel-deb harness-source selftests numactl \
+	numactl-deb initramfs check checkpatch host-tests \
 	shellcheck manlint series-build demo bench bench-kernel \
 	compare-upstream shell clean model model-check bench-model bwapd bwapd-check bwapd-static
 
 help:
 	@echo 'Targets:'
-	@echo '  check         deps + source + kernel + selftests + initramfs, boot the'
-	@echo '                numa4, cxl and hotplug-* topologies in test mode, checkpatch, and'
-	@echo '                summarise all TAP results with prove'
+	@echo '  check         everything, for every kernel base ($(BASES)): source, kernel and'
+	@echo '                checkpatch of each; the host tests; boot the numa4, cxl and'
+	@echo '                hotplug-* topologies in test mode on each kernel; compare the'
+	@echo '                bases case by case; print the time of each stage and summarise'
+	@echo '                all TAP results with prove'
 	@echo '  deps          install the host packages (Debian, as root)'
-	@echo '  source        build/linux: linux-source-6.1 + kernel-patches/series'
-	@echo '  kernel        build/kernel/arch/x86/boot/bzImage (tinyconfig + scripts/kconfig/*.config)'
+	@echo '  source        build/BASE/linux: linux-source-BASE + kernel-patches/BASE/series'
+	@echo '  kernel        build/BASE/kernel/arch/x86/boot/bzImage (tinyconfig +'
+	@echo '                scripts/kconfig/*.config + kernel-patches/BASE/config)'
+	@echo '  kernel-deb    Debian packages of BASE with the series and Debian'"'"'s own'
+	@echo '                configuration, for installing (build/BASE/deb/)'
 	@echo '  selftests     make -C selftests into build/selftests (if selftests/Makefile exists)'
 	@echo '  numactl       numactl + numactl/*.patch from Debian'"'"'s source (build/numactl)'
 	@echo '  numactl-deb   Debian packages of it (numactl, libnuma1, libnuma-dev) in build/numactl/deb'
 	@echo '  initramfs     build/initramfs.cpio.gz with busybox, /init, the selftests, numactl,'
 	@echo '                a static bwapd'
-	@echo '  checkpatch    checkpatch.pl --strict on each patch of the series (TAP)'
+	@echo '  checkpatch    checkpatch.pl --strict on each patch of the series of BASE (TAP)'
 	@echo '  shellcheck    shellcheck the scripts (TAP)'
-	@echo '  series-build  build after each patch of the series (build/series/)'
+	@echo '  series-build  build after each patch of the series of BASE (build/BASE/series/)'
 	@echo '  demo          boot $$(TOPOLOGY) (default numa4) and run wi_demo'
-	@echo '  bench         boot $$(TOPOLOGY) on a non-debug kernel (build/kernel-bench)'
-	@echo '                with instruction-counted clocks and run wi_bench; then'
-	@echo '                the same on upstream 6.12 for reference (WI_BENCH_ARGS)'
-	@echo '  compare-upstream  run the tests on this kernel and on Debian'"'"'s upstream'
-	@echo '                6.12 and 7.3 kernels ($$(UPSTREAM_SERIES)), in $$(TOPOLOGY) and'
-	@echo '                the hotplug machines; every test case must agree (TAP)'
+	@echo '  bench         boot $$(TOPOLOGY) on a non-debug kernel of each base'
+	@echo '                (build/BASE/kernel-bench) with instruction-counted clocks and'
+	@echo '                run wi_bench; then the same on upstream 6.12 for reference'
+	@echo '                (WI_BENCH_ARGS)'
+	@echo '  compare-upstream  run the tests on the kernel of BASE and on Debian'"'"'s'
+	@echo '                upstream 6.12 and 7.3 kernels ($$(UPSTREAM_SERIES)), in $$(TOPOLOGY)'
+	@echo '                and the hotplug machines; every test case must agree (TAP)'
 	@echo '  manlint       mandoc -T lint on the man pages (TAP)'
 	@echo '  model         build the NUMA bandwidth model and bwap-eval (build/model/)'
 	@echo '  model-check   the model'"'"'s tests under ASan/UBSan on the host (TAP in'
@@ -76,9 +100,10 @@ help:
 	@echo '                build/results/host/tap/bwapd-*.tap)'
 	@echo '  shell         boot $$(TOPOLOGY) with a shell on the console (Ctrl-A x quits)'
 	@echo '  clean         remove build/'
-	@echo 'Variables: KCONFIG_FRAGMENTS="$(KCONFIG_FRAGMENTS)" VM_TIMEOUT=$(VM_TIMEOUT) TOPOLOGY=$(TOPOLOGY)'
+	@echo 'Variables: BASE=$(BASE) (one of $(BASES)) KCONFIG_FRAGMENTS="$(KCONFIG_FRAGMENTS)"'
+	@echo '           VM_TIMEOUT=$(VM_TIMEOUT) TOPOLOGY=$(TOPOLOGY)'
 	@echo '           KSRC=DIR (kernel tree with the kselftest harness for model-check;'
-	@echo '           default build/linux, unpacked by "make source")'
+	@echo '           default build/6.1/linux, unpacked by "make source")'
 	@echo '           SELFTESTS_BIN=DIR (boot prebuilt test programs instead of building selftests/)'
 
 deps:
@@ -90,11 +115,18 @@ source: deps
 kernel: source
 	@scripts/build-kernel.sh --fragments "$(KCONFIG_FRAGMENTS)" $(LINUX) $(KOUT)
 
-selftests: source
+kernel-deb: source
+	@scripts/build-kernel-deb.sh $(LINUX) $(BUILD)/$(BASE)/deb
+
+# The harness tree; unpacked by "make source" of the default base.
+harness-source: deps
+	@BASE=6.1 scripts/kernel-source.sh
+
+selftests: harness-source
 	@if [ -n "$(SELFTESTS_BIN)" ]; then \
 		echo "selftests: using prebuilt programs from $(SELFTESTS_BIN)"; \
 	elif [ -f selftests/Makefile ]; then \
-		$(MAKE) -C selftests KSRC=$(LINUX) O=$(SELFTESTS); \
+		$(MAKE) -C selftests KSRC=$(HARNESS_SRC) O=$(SELFTESTS); \
 	else \
 		echo "selftests: no selftests/Makefile, nothing to build"; \
 	fi
@@ -108,7 +140,8 @@ numactl-deb: numactl
 	@scripts/build-numactl-deb.sh
 
 initramfs: selftests numactl bwapd-static
-	@scripts/build-initramfs.sh --out $(INITRAMFS) --selftests $(or $(SELFTESTS_BIN),$(SELFTESTS)) \
+	@KSRC=$(HARNESS_SRC) scripts/build-initramfs.sh --out $(INITRAMFS) \
+		--selftests $(or $(SELFTESTS_BIN),$(SELFTESTS)) \
 		--root $(BUILD)/numactl/guest --root $(BUILD)/bwapd/guest \
 		--extra $(or $(SELFTESTS_BIN),$(SELFTESTS))/helpers:/usr/lib/wi
 
@@ -124,18 +157,39 @@ manlint: deps
 series-build: deps
 	@scripts/series-build.sh
 
-# Test failures are reported by prove at the end, not by the steps before it.
-check: deps source kernel selftests numactl initramfs
-	@rm -rf $(RESULTS)
-	@scripts/checkpatch.sh >/dev/null || true
+# Every kernel base, one after the other (make kernel BASE=...).
+kernels:
+	@for b in $(BASES); do \
+		$(TIMED) "kernel $$b" $(MAKE) --no-print-directory kernel BASE=$$b || exit 1; \
+	done
+
+# The host-side tests; failures are reported by prove at the end.
+host-tests:
+	@for b in $(BASES); do BASE=$$b scripts/checkpatch.sh \
+		--out $(R)/host/tap/checkpatch-$$b.tap >/dev/null || true; done
 	@scripts/shellcheck.sh >/dev/null || true
 	@scripts/manlint.sh >/dev/null || true
 	@$(MAKE) --no-print-directory model-check >/dev/null 2>&1 || true
 	@$(MAKE) --no-print-directory bwapd-check >/dev/null 2>&1 || true
-	@for t in $(TOPOLOGIES); do \
-		scripts/vm-run.sh --kernel $(BZIMAGE) --initrd $(INITRAMFS) \
-			--topology $$t --mode test --out $(RESULTS)/$$t || true; \
-	done
+
+# Every test program in every topology, on the kernel of every base, then
+# the bases compared test case by test case. Test failures are reported by
+# prove at the end, not by the steps before it.
+check:
+	@rm -f $(STAGES)
+	@$(TIMED) deps $(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory kernels
+	@$(TIMED) userspace $(MAKE) --no-print-directory initramfs
+	@rm -rf $(RESULTS)
+	@$(TIMED) "host tests" $(MAKE) --no-print-directory host-tests
+	@$(TIMED) "test machines (all)" scripts/vm-tests.sh --initrd $(INITRAMFS) \
+		--bases "$(BASES)" --topologies "$(TOPOLOGIES)" \
+		--out $(RESULTS) --stages $(STAGES)
+	@scripts/compare-upstream.sh --compare-results \
+		"$(foreach b,$(BASES),$(RESULTS)/$(b))" --topology "$(TOPOLOGIES)" \
+		--out $(RESULTS)/compare-series >/dev/null || true
+	@echo "Stages of make check:"
+	@scripts/timed.sh --print $(STAGES)
 	@scripts/prove-results.sh $(HOST_TAP) $(VM_TAP)
 
 demo: kernel initramfs
@@ -151,9 +205,12 @@ demo: kernel initramfs
 bench-kernel: source
 	@scripts/build-kernel.sh --fragments base $(LINUX) $(BENCH_KOUT)
 
-bench: bench-kernel initramfs
-	@scripts/bench.sh --kernel $(BENCH_BZIMAGE) --initrd $(INITRAMFS) \
-		--topology $(TOPOLOGY) --out $(RESULTS)/$@
+bench: initramfs
+	@for b in $(BASES); do \
+		$(MAKE) --no-print-directory bench-kernel BASE=$$b || exit 1; \
+	done
+	@scripts/bench.sh $(foreach b,$(BASES),--kernel $(b)=$(BUILD)/$(b)/kernel-bench/arch/x86/boot/bzImage) \
+		--initrd $(INITRAMFS) --topology $(TOPOLOGY) --out $(RESULTS)/$@
 
 # The same tests on Debian's upstream 6.12 and 7.3 kernels: every test
 # case must give the same result on each, but for deliberate differences.
@@ -174,10 +231,10 @@ shell: kernel initramfs
 # The model is host code: its tests need only the kselftest harness from a
 # kernel tree.  Given KSRC=DIR (a tree already unpacked), the kernel
 # source is not prepared here.
-KSRC ?= $(LINUX)
+KSRC ?= $(HARNESS_SRC)
 MODEL_MAKE = $(MAKE) --no-print-directory -C userspace/model KSRC=$(KSRC) \
 	O=$(BUILD)/model TAP_DIR=$(CURDIR)/$(R)/host/tap
-MODEL_DEPS := deps $(if $(filter command line environment,$(origin KSRC)),,source)
+MODEL_DEPS := deps $(if $(filter command line environment,$(origin KSRC)),,harness-source)
 
 model: deps
 	@$(MODEL_MAKE) all

@@ -2,18 +2,21 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Benchmark: boot the emulated machine with instruction-counted clocks
-# (VM_ICOUNT=1) and run /selftests/wi_bench once in that boot; then do the
-# same on upstream's own weighted interleave (Debian's 6.12 cloud kernel)
-# for reference, and print the ratios of both side by side.
+# (VM_ICOUNT=1) and run /selftests/wi_bench once in that boot, for each
+# kernel given; then do the same on upstream's own weighted interleave
+# (Debian's 6.12 cloud kernel) for reference, and print the ratios of all
+# side by side.
 #
-# usage: bench.sh --kernel BZIMAGE --initrd CPIO --out DIR
-#                 [--topology numa4|cxl] [--no-upstream]
+# usage: bench.sh --kernel [LABEL=]BZIMAGE [--kernel ...] --initrd CPIO
+#                 --out DIR [--topology numa4|cxl] [--no-upstream]
 #
-# Writes DIR/project/ and DIR/upstream/ (vm-run.sh output of each boot;
+# LABEL names the kernel in the summary (default "project"), e.g.
+# --kernel 6.1=build/6.1/kernel-bench/arch/x86/boot/bzImage.
+# Writes DIR/LABEL/ and DIR/upstream/ (vm-run.sh output of each boot;
 # wi_bench's report is in ttyS1.log) and DIR/summary.txt. Extra wi_bench
 # options go in $WI_BENCH_ARGS (for example "-s 256 -r 9"). Exit status
-# is non-zero when the benchmark of this series' kernel did not run to the
-# end; upstream's run is best effort (no archive, no reference).
+# is non-zero when the benchmark of one of the kernels given did not run
+# to the end; upstream's run is best effort (no archive, no reference).
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -23,14 +26,22 @@ usage() {
 	exit 2
 }
 
-KERNEL='' INITRD='' OUT='' TOPO=numa4 UPSTREAM=1
+LABELS=() INITRD='' OUT='' TOPO=numa4 UPSTREAM=1
+declare -A KERNELS=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--no-upstream) UPSTREAM=0; shift; continue ;;
 	esac
 	[ $# -ge 2 ] || usage
 	case $1 in
-	--kernel) KERNEL=$2 ;;
+	--kernel)
+		case $2 in
+		*=*) l=${2%%=*} k=${2#*=} ;;
+		*) l=project k=$2 ;;
+		esac
+		LABELS+=("$l")
+		KERNELS[$l]=$k
+		;;
 	--initrd) INITRD=$2 ;;
 	--out) OUT=$2 ;;
 	--topology) TOPO=$2 ;;
@@ -38,7 +49,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift 2
 done
-if [ -z "$KERNEL" ] || [ -z "$INITRD" ] || [ -z "$OUT" ]; then
+if [ ${#LABELS[@]} -eq 0 ] || [ -z "$INITRD" ] || [ -z "$OUT" ]; then
 	usage
 fi
 
@@ -72,31 +83,41 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 rm -f "$OUT/summary.txt"
 rc=0
-run project "$KERNEL" || rc=1
-have_upstream=0
+for l in "${LABELS[@]}"; do
+	[ "$l" = "${LABELS[0]}" ] || echo
+	run "$l" "${KERNELS[$l]}" || rc=1
+done
+cols=("${LABELS[@]}")
 if [ "$UPSTREAM" = 1 ]; then
 	if up=$(upstream_kernel 6.12 2>"$OUT/upstream-fetch.log" | tail -n 1) &&
 		[ -f "$up" ]; then
 		echo
-		run upstream "$up" && have_upstream=1
+		run upstream "$up" && cols+=(upstream)
 	else
 		warn "no upstream kernel for reference: $(tail -n 1 "$OUT/upstream-fetch.log")"
 	fi
 fi
 
 [ "$rc" = 0 ] || exit 1
+# One column per kernel, one row per ratio of the first kernel's report.
 {
 	echo
 	echo "Summary ($TOPO, guest clocks counting instructions):"
-	if [ "$have_upstream" = 1 ]; then
-		printf '  %-40s %10s %10s\n' "" "this 6.1" "upstream"
-		awk -F '\t' 'NR == FNR { up[$1] = $2; next }
-			{ printf "  %-40s %10s %10s\n", $1, $2,
-				($1 in up) ? up[$1] : "-" }' \
-			<(ratios "$OUT/upstream/ttyS1.log") \
-			<(ratios "$OUT/project/ttyS1.log")
-	else
-		ratios "$OUT/project/ttyS1.log" |
-			awk -F '\t' '{ printf "  %-40s %10s\n", $1, $2 }'
-	fi
+	for c in "${cols[@]}"; do
+		ratios "$OUT/$c/ttyS1.log" | sed "s/^/$c\t/"
+	done | awk -F '\t' -v cols="${cols[*]}" '
+		BEGIN { nc = split(cols, c, " ") }
+		!($2 in seen) { seen[$2] = 1; row[++nr] = $2 }
+		{ v[$1, $2] = $3 }
+		END {
+			printf "  %-40s", ""
+			for (i = 1; i <= nc; i++) printf " %10s", c[i]
+			printf "\n"
+			for (r = 1; r <= nr; r++) {
+				printf "  %-40s", row[r]
+				for (i = 1; i <= nc; i++)
+					printf " %10s", ((c[i], row[r]) in v) ? v[c[i], row[r]] : "-"
+				printf "\n"
+			}
+		}'
 } | tee "$OUT/summary.txt"

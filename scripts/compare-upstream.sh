@@ -9,6 +9,8 @@
 # usage: compare-upstream.sh --kernel BZIMAGE --initrd CPIO --out DIR
 #                            [--topology "numa4 hotplug-cpu ..."]
 #                            [--upstream "6.12 7.3"]
+#        compare-upstream.sh --compare-results "RESULTS_A RESULTS_B"
+#                            --topology LIST --out DIR
 #
 # The upstream kernels are Debian's 6.12 cloud kernel (Debian 12) and its
 # newest upstream one, 7.3 from trixie-backports (upstream_kernel in
@@ -18,19 +20,26 @@
 # DIR/compare-TOPO-SERIES.tap: one test per test case, "ok" when both
 # kernels pass it or both skip it, or when the difference is one this
 # series makes on purpose (listed below, with the reason).
+#
+# With --compare-results nothing is booted: the results of two series'
+# kernels (RESULTS/TOPO/ as make check writes them, e.g. build/results/6.1
+# and build/results/6.12) are compared case by case, with no difference
+# allowed, into DIR/compare-TOPO-A-B.tap.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 usage() {
 	echo "usage: $0 --kernel BZIMAGE --initrd CPIO --out DIR [--topology LIST] [--upstream LIST]" >&2
+	echo "       $0 --compare-results \"RESULTS_A RESULTS_B\" --topology LIST --out DIR" >&2
 	exit 2
 }
 
-KERNEL='' INITRD='' OUT='' TOPOS=numa4 SERIES='6.12 7.3'
+KERNEL='' INITRD='' OUT='' TOPOS=numa4 SERIES='6.12 7.3' RESULTS=''
 while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || usage
 	case $1 in
+	--compare-results) RESULTS=$2 ;;
 	--kernel) KERNEL=$2 ;;
 	--initrd) INITRD=$2 ;;
 	--out) OUT=$2 ;;
@@ -40,7 +49,8 @@ while [ $# -gt 0 ]; do
 	esac
 	shift 2
 done
-if [ -z "$KERNEL" ] || [ -z "$INITRD" ] || [ -z "$OUT" ]; then
+if [ -z "$OUT" ] || { [ -z "$RESULTS" ] &&
+	{ [ -z "$KERNEL" ] || [ -z "$INITRD" ]; }; }; then
 	usage
 fi
 
@@ -102,27 +112,27 @@ allowed() {
 	return 1
 }
 
-# compare DIR SERIES UPSTREAM_KERNEL: the TAP of DIR/project against
-# DIR/upstream-SERIES.
+# compare A.results B.results SERIES WHERE: TAP, one test per test case of
+# A or B; SERIES names B for the allowed differences ("" for none), WHERE
+# says where B ran ("upstream", "on 6.12").
 compare() {
-	local dir=$1 series=$2 upstream=$3 n=0 key p u prog tcase reason
-	echo "# project: $KERNEL"
-	echo "# upstream $series: $upstream ($(basename "$upstream" .vmlinuz))"
-	join -t "$TAB" -a 1 -a 2 -e missing -o 0,1.2,2.2 \
-		"$dir/project.results" "$dir/upstream-$series.results" >"$dir/joined"
+	local n=0 key p u prog tcase reason there=$4 joined
+	joined=$(mktemp)
+	join -t "$TAB" -a 1 -a 2 -e missing -o 0,1.2,2.2 "$1" "$2" >"$joined"
 	while IFS=$TAB read -r key p u; do
 		n=$((n + 1))
 		prog=${key%%:*} tcase=${key#*:}
 		if [ "$p" = "$u" ] && [ "$p" != fail ] && [ "$p" != missing ]; then
 			echo "ok $n - $key: $p on both kernels"
-		elif [ "$p" = pass ] && reason=$(allowed "$series" "$prog" "$tcase"); then
-			echo "ok $n - $key: $p here, $u upstream # deliberate: $reason"
+		elif [ "$p" = pass ] && [ -n "$3" ] &&
+			reason=$(allowed "$3" "$prog" "$tcase"); then
+			echo "ok $n - $key: $p here, $u $there # deliberate: $reason"
 		else
-			echo "not ok $n - $key: $p here, $u upstream"
+			echo "not ok $n - $key: $p here, $u $there"
 		fi
-	done <"$dir/joined"
+	done <"$joined"
 	echo "1..$n"
-	rm -f "$dir/joined"
+	rm -f "$joined"
 }
 
 mkdir -p "$OUT"
@@ -130,6 +140,26 @@ OUT=$(cd "$OUT" && pwd)
 rm -f "$OUT"/compare-*.tap
 TAB=$(printf '\t')
 rc=0
+
+if [ -n "$RESULTS" ]; then
+	read -r a b rest <<<"$RESULTS"
+	if [ -z "$b" ] || [ -n "$rest" ]; then
+		usage
+	fi
+	la=$(basename "$a") lb=$(basename "$b")
+	for topo in $TOPOS; do
+		results "$a/$topo" | sort -t "$TAB" -k 1,1 >"$OUT/$topo-$la.results"
+		results "$b/$topo" | sort -t "$TAB" -k 1,1 >"$OUT/$topo-$lb.results"
+		{
+			echo "# $la: $a/$topo"
+			echo "# $lb: $b/$topo"
+			compare "$OUT/$topo-$la.results" "$OUT/$topo-$lb.results" \
+				"" "on $lb"
+		} >"$OUT/compare-$topo-$la-$lb.tap"
+		grep -q '^not ok' "$OUT/compare-$topo-$la-$lb.tap" && rc=1
+	done
+	exit "$rc"
+fi
 scripts_dir=$(dirname "$0")
 declare -A upstream
 for series in $SERIES; do
@@ -149,8 +179,12 @@ for topo in $TOPOS; do
 			--out "$dir/upstream-$series" || rc=1
 		results "$dir/upstream-$series" | sort -t "$TAB" -k 1,1 \
 			> "$dir/upstream-$series.results"
-		compare "$dir" "$series" "${upstream[$series]}" \
-			> "$OUT/compare-$topo-$series.tap"
+		{
+			echo "# project: $KERNEL"
+			echo "# upstream $series: ${upstream[$series]}"
+			compare "$dir/project.results" \
+				"$dir/upstream-$series.results" "$series" upstream
+		} >"$OUT/compare-$topo-$series.tap"
 	done
 done
 [ "$rc" = 0 ] || warn "a VM did not run to completion: see $OUT/*/*/console.log"

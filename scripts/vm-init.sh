@@ -104,9 +104,10 @@ run_one() {
 	log "run $*"
 	echo "### BEGIN $name" >"$OUT"
 	rc=0
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	(cd /tmp && exec timeout -s KILL "$TIMEOUT" "$@") </dev/null >"$OUT" 2>&1 || rc=$?
 	echo "### END $name rc=$rc" >"$OUT"
-	log "end $name rc=$rc"
+	log "end $name rc=$rc seconds=$(awk -v t0="$t0" '{ printf "%.1f", $1 - t0 }' /proc/uptime)"
 }
 
 # After the tests, report leaks if booted with kmemleak=on. Objects must

@@ -646,7 +646,7 @@ bool wi_is_project_kernel(void)
 
 	if (uname(&u))
 		return false;
-	return !strncmp(u.release, "6.1.", 4);
+	return strstr(u.release, "-wi") != NULL;
 }
 
 void wi_kernel_version(int *major, int *minor)

@@ -180,10 +180,10 @@ int wi_state_restore(void);
 void wi_restore_at_exit(void);
 
 /* Kernel identification. */
-/* This project's kernel: a 6.1.y release. */
+/* This project's kernel, on any base: its release says "-wi". */
 bool wi_is_project_kernel(void);
 void wi_kernel_version(int *major, int *minor);
-/* True for an upstream (non-6.1) kernel at least major.minor. */
+/* True for an upstream kernel (not this project's) at least major.minor. */
 bool wi_upstream_at_least(int major, int minor);
 
 /* Files. */

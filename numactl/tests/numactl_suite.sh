@@ -43,8 +43,10 @@ echo "1..${#TESTS[@]}"
 n=0 failed=0
 for t in "${TESTS[@]}"; do
 	n=$((n + 1))
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	out=$(cd "$B/test" && builddir=$B srcdir=$B timeout 600 "$B/$t" 2>&1 </dev/null)
 	rc=$?
+	echo "# $t: $(awk -v t0="$t0" '{ printf "%.1f", $1 - t0 }' /proc/uptime) s"
 	if [ "$rc" = 0 ]; then
 		echo "ok $n - $t"
 	elif [ "$rc" = 77 ]; then

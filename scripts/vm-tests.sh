@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot every kernel base in every topology in test mode, a few machines at
+# a time, each into OUT/BASE/TOPO (vm-run.sh's output), and record each
+# boot's time as a stage of make check.
+#
+# usage: vm-tests.sh --initrd CPIO --out DIR --bases "6.1 6.12"
+#                    --topologies "numa4 cxl ..." [--jobs N] [--stages FILE]
+#
+# The kernel of BASE is build/BASE/kernel/arch/x86/boot/bzImage. Most test
+# programs keep one emulated CPU busy, which is one host thread under TCG,
+# so two machines side by side use both cores of a two-core host; --jobs
+# (default $VM_JOBS, else the number of host CPUs) sets how many run at
+# once. The longest boots start first. A machine that does not finish is
+# reported by its TAP (vm.tap), not by the exit status, which is 0.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+INITRD='' OUT='' BASES_ARG='' TOPOS='' STAGES=/dev/null
+JOBS=${VM_JOBS:-$(nproc)}
+while [ $# -gt 0 ]; do
+	[ $# -ge 2 ] || die "usage: $0 --initrd CPIO --out DIR --bases LIST --topologies LIST [--jobs N] [--stages FILE]"
+	case $1 in
+	--initrd) INITRD=$2 ;;
+	--out) OUT=$2 ;;
+	--bases) BASES_ARG=$2 ;;
+	--topologies) TOPOS=$2 ;;
+	--jobs) JOBS=$2 ;;
+	--stages) STAGES=$2 ;;
+	*) die "unknown argument: $1" ;;
+	esac
+	shift 2
+done
+if [ -z "$INITRD" ] || [ -z "$OUT" ] || [ -z "$BASES_ARG" ] || [ -z "$TOPOS" ]; then
+	die "usage: $0 --initrd CPIO --out DIR --bases LIST --topologies LIST [--jobs N] [--stages FILE]"
+fi
+[[ $JOBS =~ ^[1-9][0-9]*$ ]] || die "--jobs: not a positive number: $JOBS"
+
+scripts_dir=$(dirname "$0")
+mkdir -p "$OUT"
+# Topology-major order: the first topology (numa4) is the longest.
+for t in $TOPOS; do
+	for b in $BASES_ARG; do
+		k=$BUILD_DIR/$b/kernel/arch/x86/boot/bzImage
+		[ -f "$k" ] || die "no kernel for base $b: $k (make kernel BASE=$b)"
+		while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
+			wait -n || true
+		done
+		info "booting $t on $b"
+		"$scripts_dir/timed.sh" "$STAGES" " vm $b $t" \
+			"$scripts_dir/vm-run.sh" --kernel "$k" --initrd "$INITRD" \
+			--topology "$t" --mode test --out "$OUT/$b/$t" \
+			>"$OUT/$b-$t.log" 2>&1 &
+	done
+done
+wait || true
