@@ -228,10 +228,22 @@ else
 	wait
 
 	# exec: a program started under weighted interleave, tuned once it
-	# says it is steady (bwapd_stable()), followed until it exits
-	out=$(numactl --cpunodebind=0 bwapd --file $F --model "$MODEL" exec --workload "$WL" \
-		--wait-stable -- $HOLD --stable --seconds 60 32 2>&1)
+	# says it is steady (bwapd_stable()), followed until it exits: it is
+	# told to exit (SIGUSR1) once bwapd says it is tuned, and after 300 s
+	# at the latest
+	numactl --cpunodebind=0 bwapd --file $F --model "$MODEL" exec --workload "$WL" \
+		--wait-stable -- $HOLD --stable --seconds 300 32 >/tmp/exec.out 2>&1 &
+	ep=$!
+	i=0
+	while ! grep -q 'DWP [0-9.]* after [0-9]* steps' /tmp/exec.out && [ $i -lt 3000 ] &&
+		kill -0 $ep 2>/dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	killall -USR1 wi_hold
+	wait $ep
 	rc=$?
+	out=$(cat /tmp/exec.out)
 	echo "$out" | sed 's/^/# /'
 	check "tuner: exec: the program's exit status" 0 $rc
 	check "tuner: exec: waited for bwapd_stable()" 1 "$(echo "$out" | grep -c 'wi_hold is stable$')"

@@ -3,10 +3,13 @@
  * wi_hold [--stable] [--seconds S] MIB: map MIB MiB of private anonymous
  * memory, write every page (so that the task's memory policy places it),
  * say "ready" on stdout (and, with --stable, tell bwapd with
- * bwapd_stable()), then keep the pages until killed or for S seconds.
+ * bwapd_stable()), then keep the pages until killed, or with --seconds
+ * for S seconds or until SIGUSR1, when it exits with status 0: a test ends
+ * it once what it waits for has happened, not after a guessed time.
  * A process with real pages for the tests of bwapd's tuner, which moves
  * them.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +18,14 @@
 
 #include "bwapd_stable.h"
 
+static void wake(int sig)
+{
+	(void)sig;
+}
+
 int main(int argc, char **argv)
 {
+	struct sigaction sa = { .sa_handler = wake };
 	long page = sysconf(_SC_PAGESIZE), mib = 0, seconds = 0;
 	int i, stable = 0;
 	size_t len, off;
@@ -50,6 +59,8 @@ int main(int argc, char **argv)
 	if (stable && bwapd_stable() < 0)
 		perror("wi_hold: bwapd_stable");
 	if (seconds > 0) {
+		/* sleep() returns early when SIGUSR1 arrives */
+		sigaction(SIGUSR1, &sa, NULL);
 		sleep((unsigned int)seconds);
 		return 0;
 	}
