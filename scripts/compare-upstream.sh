@@ -8,7 +8,7 @@
 #
 # usage: compare-upstream.sh --kernel BZIMAGE --initrd CPIO --out DIR
 #                            [--topology "numa4 hotplug-cpu ..."]
-#                            [--upstream "6.12 7.3"]
+#                            [--upstream "6.12 7.3"] [--project-results DIR]
 #        compare-upstream.sh --compare-results "RESULTS_A RESULTS_B"
 #                            --topology LIST --out DIR
 #
@@ -20,6 +20,10 @@
 # DIR/compare-TOPO-SERIES.tap: one test per test case, "ok" when both
 # kernels pass it or both skip it, or when the difference is one this
 # series makes on purpose (listed below, with the reason).
+#
+# --project-results DIR takes this series' results from DIR/TOPO (as make
+# check writes them, e.g. build/results/6.12) instead of booting --kernel
+# again; --kernel then only names it.
 #
 # With --compare-results nothing is booted: the results of two series'
 # kernels (RESULTS/TOPO/ as make check writes them, e.g. build/results/6.1
@@ -35,10 +39,11 @@ usage() {
 	exit 2
 }
 
-KERNEL='' INITRD='' OUT='' TOPOS=numa4 SERIES='6.12 7.3' RESULTS=''
+KERNEL='' INITRD='' OUT='' TOPOS=numa4 SERIES='6.12 7.3' RESULTS='' PROJECT=''
 while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || usage
 	case $1 in
+	--project-results) PROJECT=$2 ;;
 	--compare-results) RESULTS=$2 ;;
 	--kernel) KERNEL=$2 ;;
 	--initrd) INITRD=$2 ;;
@@ -170,8 +175,14 @@ info "project kernel: $KERNEL"
 for topo in $TOPOS; do
 	dir=$OUT/$topo
 	mkdir -p "$dir"
-	"$scripts_dir/vm-run.sh" --kernel "$KERNEL" --initrd "$INITRD" \
-		--topology "$topo" --mode test --out "$dir/project" || rc=1
+	if [ -n "$PROJECT" ]; then
+		[ -d "$PROJECT/$topo/tap" ] || die "no results in $PROJECT/$topo"
+		rm -rf "$dir/project"
+		cp -r "$PROJECT/$topo" "$dir/project"
+	else
+		"$scripts_dir/vm-run.sh" --kernel "$KERNEL" --initrd "$INITRD" \
+			--topology "$topo" --mode test --out "$dir/project" || rc=1
+	fi
 	results "$dir/project" | sort -t "$TAB" -k 1,1 > "$dir/project.results"
 	for series in $SERIES; do
 		"$scripts_dir/vm-run.sh" --kernel "${upstream[$series]}" \
