@@ -12,18 +12,25 @@
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bwapd.h"
+#include "trust.h"
 
 int bwapd_rules_read(const char *path, struct bwapd_rule *rules, int max,
 		     char *why, size_t len)
 {
 	char line[BWAPD_RULE_LEN];
-	int nr = 0, no = 0;
-	FILE *f = fopen(path, "r");
+	int nr = 0, no = 0, fd;
+	FILE *f;
 
+	fd = bwapd_open_trusted(path, why, len);
+	if (fd < 0)
+		return fd;
+	f = fdopen(fd, "r");
 	if (!f) {
 		snprintf(why, len, "%s: %s", path, strerror(errno));
+		close(fd);
 		return -errno;
 	}
 	while (fgets(line, sizeof(line), f)) {

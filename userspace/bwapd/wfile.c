@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "bwapd.h"
+#include "trust.h"
 
 static json_object *int_array(const int *v, int n)
 {
@@ -132,6 +133,15 @@ int bwapd_file_write(const char *path, const struct bwapd_topology *t,
 	ret = mkdir_parent(path);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	out = ret ? NULL : fopen(tmp, "w");
+	/* trusted when read back: not writable by group or others */
+	if (out && fchmod(fileno(out), 0644)) {
+		int err = errno;
+
+		fclose(out);
+		unlink(tmp);
+		out = NULL;
+		errno = err;
+	}
 	if (!out) {
 		ret = ret ? ret : -errno;
 		snprintf(why, len, "%s: %s", ret == -errno ? tmp : path,
@@ -280,16 +290,18 @@ int bwapd_file_read(const char *path, const struct bwapd_topology *t,
 	enum json_tokener_error jerr;
 	json_object *root, *v, *m, *sets;
 	char field[64];
-	int i, n, ret;
+	int i, n, ret, fd;
 
 	memset(f, 0, sizeof(*f));
-	if (access(path, R_OK)) {
-		ret = -errno;
-		snprintf(why, len, "%s: %s%s", path, strerror(errno),
-			 ret == -ENOENT ? " (run \"bwapd profile\" first)" : "");
-		return ret;
+	fd = bwapd_open_trusted(path, why, len);
+	if (fd < 0) {
+		if (fd == -ENOENT)
+			snprintf(why, len, "%s: %s (run \"bwapd profile\" first)",
+				 path, strerror(ENOENT));
+		return fd;
 	}
-	root = json_object_from_file(path);
+	root = json_object_from_fd(fd);
+	close(fd);
 	if (!root) {
 		jerr = json_tokener_error_parse_eof;
 		snprintf(why, len, "%s: not valid JSON (%s)", path,

@@ -76,4 +76,57 @@ TEST(errors_name_the_line)
 	rm_tree(dir);
 }
 
+/*
+ * The rules decide whose memory the daemon moves: a file that another
+ * user, or a group, may write is refused, naming the file and the fix,
+ * before a line of it is used.  So is a weights file, which the daemon
+ * and "bwapd apply" write into the global weights.
+ */
+TEST(untrusted_files_refused)
+{
+	char dir[64], path[128], why[256] = "";
+	struct bwapd_topology t;
+	struct bwapd_file *f;
+
+	ASSERT_NE(NULL, temp_dir(dir, sizeof(dir)));
+	snprintf(path, sizeof(path), "%s/rules", dir);
+	ASSERT_EQ(0, put(dir, "rules", "stream --min-mapi 0.002\n"));
+	ASSERT_EQ(0, chmod(path, 0644));
+	EXPECT_EQ(1, bwapd_rules_read(path, rules, 16, why, sizeof(why)))
+		TH_LOG("%s", why);
+
+	ASSERT_EQ(0, chmod(path, 0664));
+	EXPECT_EQ(-EPERM, bwapd_rules_read(path, rules, 16, why, sizeof(why)));
+	EXPECT_NE(NULL, strstr(why, "rules: writable by group or others"))
+		TH_LOG("%s", why);
+	EXPECT_NE(NULL, strstr(why, "chmod go-w ")) TH_LOG("%s", why);
+
+	ASSERT_EQ(0, chmod(path, 0646));
+	EXPECT_EQ(-EPERM, bwapd_rules_read(path, rules, 16, why, sizeof(why)));
+
+	ASSERT_EQ(0, chmod(path, 0644));
+	if (geteuid() == 0) {
+		/* owned by another user than the one running bwapd */
+		ASSERT_EQ(0, chown(path, 65534, 65534));
+		EXPECT_EQ(-EPERM, bwapd_rules_read(path, rules, 16, why,
+						   sizeof(why)));
+		EXPECT_NE(NULL, strstr(why, "owned by uid 65534"))
+			TH_LOG("%s", why);
+		EXPECT_NE(NULL, strstr(why, "chown ")) TH_LOG("%s", why);
+	}
+
+	/* a weights file writable by others is not read either */
+	memset(&t, 0, sizeof(t));
+	f = calloc(1, sizeof(*f));
+	ASSERT_NE(NULL, f);
+	snprintf(path, sizeof(path), "%s/weights.json", dir);
+	ASSERT_EQ(0, put(dir, "weights.json", "{}\n"));
+	ASSERT_EQ(0, chmod(path, 0666));
+	EXPECT_EQ(-EPERM, bwapd_file_read(path, &t, f, why, sizeof(why)));
+	EXPECT_NE(NULL, strstr(why, "weights.json: writable by group or others"))
+		TH_LOG("%s", why);
+	free(f);
+	rm_tree(dir);
+}
+
 TEST_HARNESS_MAIN
