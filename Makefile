@@ -45,7 +45,7 @@ R := build/results
 HOST_TAP := $(foreach b,$(BASES),$(R)/host/tap/checkpatch-$(b).tap) \
 	    $(R)/host/tap/shellcheck.tap \
 	    $(R)/host/tap/manpages.tap $(R)/host/tap/model-*.tap \
-	    $(R)/host/tap/bwapd-*.tap
+	    $(R)/host/tap/bwapd-*.tap $(R)/host/tap/package-bwapd.tap
 # Per base and topology: did the VM finish, was the console clean, then
 # every program (the glob is expanded by the shell, after the VMs ran);
 # then the bases compared with each other, test case by test case.
@@ -58,7 +58,8 @@ TIMED      = scripts/timed.sh $(STAGES)
 .PHONY: help deps source kernel kernels kernel-deb harness-source selftests numactl \
 	numactl-deb initramfs check checkpatch host-tests \
 	shellcheck manlint series-build demo bench bench-kernel \
-	compare-upstream shell clean model model-check bench-model bwapd bwapd-check bwapd-static
+	compare-upstream shell clean model model-check bench-model bwapd bwapd-check bwapd-static \
+	bwapd-deb bwapd-package-check
 
 help:
 	@echo 'Targets:'
@@ -98,6 +99,10 @@ help:
 	@echo '  bwapd-check   bwapd'"'"'s tests under ASan/UBSan on the host, against'
 	@echo '                the model presets and fake sysfs trees (TAP in'
 	@echo '                build/results/host/tap/bwapd-*.tap)'
+	@echo '  bwapd-deb     Debian packages of bwapd (bwapd, libbwapd-stable-dev) in'
+	@echo '                build/bwapd-deb, checked by lintian'
+	@echo '  bwapd-package-check  bwapd-deb, then installed, used and purged in a clean'
+	@echo '                Debian 12 root (TAP in build/results/host/tap/package-bwapd.tap)'
 	@echo '  shell         boot $$(TOPOLOGY) with a shell on the console (Ctrl-A x quits)'
 	@echo '  clean         remove build/'
 	@echo 'Variables: BASE=$(BASE) (one of $(BASES)) KCONFIG_FRAGMENTS="$(KCONFIG_FRAGMENTS)"'
@@ -171,6 +176,7 @@ host-tests:
 	@scripts/manlint.sh >/dev/null || true
 	@$(MAKE) --no-print-directory model-check >/dev/null 2>&1 || true
 	@$(MAKE) --no-print-directory bwapd-check >/dev/null 2>&1 || true
+	@$(MAKE) --no-print-directory bwapd-package-check >/dev/null 2>&1 || true
 
 # Every test program in every topology, on the kernel of every base, then
 # the bases compared test case by test case. Test failures are reported by
@@ -261,6 +267,21 @@ bwapd-static: deps
 bwapd-check: $(MODEL_DEPS)
 	@rm -f $(R)/host/tap/bwapd-*.tap
 	@$(BWAPD_MAKE) check
+
+# The Debian packages (build/bwapd-deb), and their test in a clean
+# Debian 12 root: install, use, the units' sandbox rating, purge.
+bwapd-deb: deps
+	@scripts/build-bwapd-deb.sh
+
+bwapd-package-check:
+	@mkdir -p $(R)/host/tap
+	@if scripts/build-bwapd-deb.sh >$(BUILD)/bwapd-deb.log 2>&1; then \
+		userspace/bwapd/tests/package-install.sh $(BUILD)/bwapd-deb \
+			>$(R)/host/tap/package-bwapd.tap 2>&1; \
+	else \
+		echo "Bail out! make bwapd-deb failed: $$(tail -n 1 $(BUILD)/bwapd-deb.log)" \
+			>$(R)/host/tap/package-bwapd.tap; \
+	fi; grep -v '^#' $(R)/host/tap/package-bwapd.tap | tail -n 2
 
 clean:
 	rm -rf $(BUILD)

@@ -18,6 +18,7 @@ PACKAGES=(
 	dwarves rsync kmod git perl gzip coreutils util-linux
 	shellcheck mandoc libjson-c-dev libpfm4-dev
 	autoconf automake libtool dpkg-dev
+	debhelper lintian mmdebstrap systemd
 	python3
 )
 

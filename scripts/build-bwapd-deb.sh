@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the Debian packages of bwapd (bwapd, libbwapd-stable-dev) with
+# Debian's tools: the source tree is assembled from this project
+# (userspace/bwapd, the model it links, its man page) with
+# userspace/bwapd/debian as debian/, a changelog entry is written for
+# bwapd's version (BWAPD_VERSION in userspace/bwapd/Makefile), and
+# dpkg-buildpackage builds it; lintian then checks the packages.
+#
+# usage: build-bwapd-deb.sh
+#
+# Writes build/bwapd-deb/*.deb and build/bwapd-deb/lintian.txt. Fails
+# when lintian reports an error or a warning.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+case ${1:-} in -h|--help) script_help "$0"; exit 0 ;; esac
+
+NEEDED=(debhelper dpkg-dev lintian libjson-c-dev libpfm4-dev)
+missing=()
+for p in "${NEEDED[@]}"; do
+	[ -n "$(installed_pkg_version "$p")" ] || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	[ "$(id -u)" -eq 0 ] || die "missing packages: ${missing[*]} (run as root to install them)"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+		"${missing[@]}" >/dev/null
+fi
+
+VERSION=$(sed -n 's/^BWAPD_VERSION := //p' "$REPO_ROOT/userspace/bwapd/Makefile")
+[ -n "$VERSION" ] || die "no BWAPD_VERSION in userspace/bwapd/Makefile"
+DEB=$BUILD_DIR/bwapd-deb
+SRC=$DEB/bwapd-$VERSION
+rm -rf "$DEB"
+mkdir -p "$SRC/userspace" "$SRC/Documentation/man8"
+for d in bwapd model; do
+	# the sources, not what a build left in the tree
+	(cd "$REPO_ROOT/userspace" && git ls-files -co --exclude-standard "$d" |
+		grep -v '^bwapd/debian/' | cpio -pdm --quiet "$SRC/userspace")
+done
+cp "$REPO_ROOT/Documentation/man8/bwapd.8" "$SRC/Documentation/man8/"
+cp -r "$REPO_ROOT/userspace/bwapd/debian" "$SRC/debian"
+
+DATE=$(date -R -d @"${SOURCE_DATE_EPOCH:-$(git -C "$REPO_ROOT" log -1 --format=%ct 2>/dev/null || date +%s)}")
+MAINT=$(sed -n 's/^Maintainer: //p' "$SRC/debian/control")
+cat >"$SRC/debian/changelog" <<EOT
+bwapd ($VERSION) unstable; urgency=medium
+
+  * bwapd $VERSION: canonical weighted-interleave weights, the online
+    tuner and its daemon, libbwapd-stable.
+
+ -- $MAINT  $DATE
+EOT
+
+info "building the bwapd packages (log: $DEB/build.log)"
+(cd "$SRC" && dpkg-buildpackage -b -uc -us) >"$DEB/build.log" 2>&1 ||
+	{ tail -n 30 "$DEB/build.log" >&2; die "dpkg-buildpackage failed (see $DEB/build.log)"; }
+
+info "lintian (report: $DEB/lintian.txt)"
+lintian --info --display-info --pedantic "$DEB"/bwapd_"${VERSION}"_*.changes \
+	>"$DEB/lintian.txt" 2>&1 || true
+if grep -E '^[EW]: ' "$DEB/lintian.txt" >&2; then
+	die "lintian reports errors or warnings (see $DEB/lintian.txt)"
+fi
+for d in "$DEB"/*.deb; do
+	info "$(basename "$d")"
+done
