@@ -18,16 +18,7 @@ set -euo pipefail
 
 case ${1:-} in -h|--help) script_help "$0"; exit 0 ;; esac
 
-NEEDED=(debhelper dpkg-dev lintian libjson-c-dev libpfm4-dev)
-missing=()
-for p in "${NEEDED[@]}"; do
-	[ -n "$(installed_pkg_version "$p")" ] || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	[ "$(id -u)" -eq 0 ] || die "missing packages: ${missing[*]} (run as root to install them)"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-		"${missing[@]}" >/dev/null
-fi
+ensure_packages debhelper dpkg-dev lintian libjson-c-dev libpfm4-dev
 
 VERSION=$(sed -n 's/^BWAPD_VERSION := //p' "$REPO_ROOT/userspace/bwapd/Makefile")
 [ -n "$VERSION" ] || die "no BWAPD_VERSION in userspace/bwapd/Makefile"

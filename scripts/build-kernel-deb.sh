@@ -31,17 +31,8 @@ OBJ=$OUT/obj
 
 CONFIG_PKG=linux-config-$BASE
 CONFIG_XZ=/usr/src/$CONFIG_PKG/config.amd64_none_amd64.xz
-NEEDED=("$CONFIG_PKG" build-essential bc bison flex libelf-dev libssl-dev
-	dwarves rsync kmod cpio dpkg-dev debhelper)
-missing=()
-for p in "${NEEDED[@]}"; do
-	[ -n "$(installed_pkg_version "$p")" ] || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	[ "$(id -u)" -eq 0 ] || die "missing packages: ${missing[*]} (run as root to install them)"
-	info "installing ${missing[*]}"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
-fi
+ensure_packages "$CONFIG_PKG" build-essential bc bison flex libelf-dev libssl-dev \
+	dwarves rsync kmod cpio dpkg-dev debhelper
 [ -f "$CONFIG_XZ" ] || die "$CONFIG_XZ not found in $CONFIG_PKG"
 
 MAKE=(make -C "$SRC" O="$OBJ" ARCH=x86_64 -j"${JOBS:-$(nproc)}")

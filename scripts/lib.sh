@@ -52,6 +52,20 @@ installed_pkg_version() {
 		true; } | awk '$1 == "ii" { print $2 }'
 }
 
+# Install the Debian packages among "$@" that are missing (as root; as
+# another user, fail naming them).
+ensure_packages() {
+	local p missing=()
+	for p in "$@"; do
+		[ -n "$(installed_pkg_version "$p")" ] || missing+=("$p")
+	done
+	[ ${#missing[@]} -gt 0 ] || return 0
+	[ "$(id -u)" -eq 0 ] || die "missing packages: ${missing[*]} (run as root to install them)"
+	info "installing ${missing[*]}"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+		"${missing[@]}" >/dev/null
+}
+
 # The kernel bases, oldest first: the directories of kernel-patches/ that
 # hold a series.
 kernel_bases() {
