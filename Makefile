@@ -148,6 +148,7 @@ initramfs: selftests numactl bwapd-static
 	@KSRC=$(HARNESS_SRC) scripts/build-initramfs.sh --out $(INITRAMFS) \
 		--selftests $(or $(SELFTESTS_BIN),$(SELFTESTS)) \
 		--root $(BUILD)/numactl/guest --root $(BUILD)/bwapd/guest \
+		--host /usr/bin/setpriv \
 		--extra $(or $(SELFTESTS_BIN),$(SELFTESTS))/helpers:/usr/lib/wi
 
 checkpatch: source

@@ -6,7 +6,7 @@
 # programs.
 #
 # usage: build-initramfs.sh [--out FILE] [--selftests DIR] [--extra SRC:DEST]...
-#                           [--root DIR]...
+#                           [--host PATH]... [--root DIR]...
 #
 #   --out FILE       gzip'ed newc cpio to write (default build/initramfs.cpio.gz)
 #   --selftests DIR  every executable directly in DIR goes to /selftests/
@@ -15,6 +15,8 @@
 #                    guest, e.g. --extra /usr/local/bin:/usr/local/bin.
 #                    Repeatable; $INITRAMFS_EXTRA may hold more, space
 #                    separated.
+#   --host PATH      the host's program PATH (e.g. /usr/bin/setpriv) at the
+#                    same path in the guest, with its libraries. Repeatable.
 #   --root DIR       every file and symbolic link under DIR goes to the same
 #                    path under / in the guest (e.g. an install tree made
 #                    with DESTDIR=DIR); the libraries its programs need are
@@ -37,12 +39,14 @@ SELFTESTS=$BUILD_DIR/selftests
 KSRC=${KSRC:-$BUILD_DIR/6.1/linux}
 read -r -a EXTRA <<<"${INITRAMFS_EXTRA:-}"
 ROOTS=()
+HOSTS=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) OUT=$2; shift 2 ;;
 	--selftests) SELFTESTS=$2; shift 2 ;;
 	--extra) EXTRA+=("$2"); shift 2 ;;
 	--root) ROOTS+=("$2"); shift 2 ;;
+	--host) HOSTS+=("$2"); shift 2 ;;
 	-h|--help) script_help "$0"; exit 0 ;;
 	*) die "unknown argument: $1" ;;
 	esac
@@ -155,6 +159,12 @@ emit "nod /dev/ttyS1 0660 0 0 c 4 65"
 # same name.
 for r in "${ROOTS[@]}"; do
 	add_root "$r"
+done
+for h in "${HOSTS[@]}"; do
+	[ -x "$h" ] || die "--host $h: no such program on this host"
+	add_dir "$(dirname "$h")"
+	add_file "$h" "$(readlink -f "$h")" 0755
+	add_libs "$h"
 done
 
 add_file /bin/busybox "$(readlink -f "$BUSYBOX")" 0755

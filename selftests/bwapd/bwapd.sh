@@ -200,7 +200,7 @@ else
 		echo "$out" | sed 's/^/# /'
 		check "tuner: another user's process: exit status" 1 $rc
 		check "tuner: another user's process: says why" 1 \
-			"$(echo "$out" | grep -c 'numa_maps: Permission denied (another user.s process needs ptrace read access and CAP_SYS_NICE); nothing changed')"
+			"$(echo "$out" | grep -c 'numa_maps: Permission denied: another user.s process takes CAP_SYS_PTRACE, which bwapd lacks; nothing changed')"
 		check "tuner: another user's process: pages untouched" "$before" \
 			"$(grep 'anon=' /proc/$hp/numa_maps | grep weighted)"
 	else

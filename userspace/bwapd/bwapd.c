@@ -1278,10 +1278,8 @@ static int tune_target(const struct opts *o, pid_t pid)
 		for (j = 0; !ret && j < topo.nr_nodes; j++)
 			total += pages[j];
 		if (ret) {
-			bwapd_log(BWAPD_LOG_ERR, "cannot see the pages of process %d: %s%s",
-				(int)pid, proc.why, ret == -EACCES || ret == -EPERM ?
-				" (another user's process needs ptrace read access and "
-				"CAP_SYS_NICE); nothing changed" : "");
+			bwapd_log(BWAPD_LOG_ERR, "cannot see the pages of process %d: %s; "
+				"nothing changed", (int)pid, proc.why);
 			goto out;
 		}
 		if (!total) {

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "stall.h"
 
 static const char *const stall_names[] = {
@@ -268,19 +269,12 @@ int stall_open(struct stall *s, pid_t pid, char *why, size_t len)
 	s->pid = pid;
 	ret = find_stall_event(s, &attr[STALL_EV_STALLS]);
 	if (ret == -EACCES) {
-		char buf[16] = "?";
-		FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+		char what[64];
 
-		if (f) {
-			if (!fgets(buf, sizeof(buf), f))
-				snprintf(buf, sizeof(buf), "?");
-			buf[strcspn(buf, "\n")] = 0;
-			fclose(f);
-		}
-		snprintf(why, len,
-			 "perf_event_open on process %d: not allowed: counting another "
-			 "user's process needs CAP_PERFMON (or CAP_SYS_ADMIN); "
-			 "kernel.perf_event_paranoid is %s", (int)pid, buf);
+		snprintf(what, sizeof(what), "perf_event_open on process %d: not "
+			 "allowed: counting it", (int)pid);
+		bwapd_perf_why(why, len, what, bwapd_perf_paranoid(),
+			       BWAPD_CAP(CAP_SYS_PTRACE));
 		return ret;
 	}
 	if (ret) {

@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "stall.h"
 
 #ifndef SYS_set_mempolicy_weights
@@ -132,11 +133,15 @@ static int task_set_weights(struct bwapd_target *t, const uint8_t *w, int nr)
 		snprintf(t->why, sizeof(t->why),
 			 "the kernel has no set_mempolicy_weights(2)");
 		break;
-	case EPERM:
-		snprintf(t->why, sizeof(t->why),
-			 "set_mempolicy_weights(process %d): not allowed: another "
-			 "user's process needs CAP_SYS_NICE", (int)t->pid);
+	case EPERM: {
+		char what[96];
+
+		snprintf(what, sizeof(what), "set_mempolicy_weights(process "
+			 "%d): not allowed: another user's process", (int)t->pid);
+		bwapd_caps_why(t->why, sizeof(t->why), what,
+			       BWAPD_CAP(CAP_SYS_PTRACE) | BWAPD_CAP(CAP_SYS_NICE));
 		break;
+	}
 	default:
 		snprintf(t->why, sizeof(t->why),
 			 "set_mempolicy_weights(process %d): %s", (int)t->pid,
@@ -236,8 +241,17 @@ static int read_vmas(struct bwapd_target *t, struct vmas *vs, int ranges)
 	f = fopen(path, "r");
 	if (!f) {
 		ret = errno == ENOENT ? -ESRCH : -errno;
-		snprintf(t->why, sizeof(t->why), "%s: %s", path,
-			 strerror(-ret));
+		if (ret == -EACCES || ret == -EPERM) {
+			char what[128];
+
+			snprintf(what, sizeof(what), "%s: %s: another user's "
+				 "process", path, strerror(-ret));
+			bwapd_caps_why(t->why, sizeof(t->why), what,
+				       BWAPD_CAP(CAP_SYS_PTRACE));
+		} else {
+			snprintf(t->why, sizeof(t->why), "%s: %s", path,
+				 strerror(-ret));
+		}
 		return ret;
 	}
 	while (fgets(line, sizeof(line), f)) {
@@ -335,11 +349,19 @@ static int flush(struct mover *mv)
 		return 0;
 	}
 	if (ret < 0) {
+		char what[96];
+
 		ret = -errno;
-		snprintf(mv->t->why, sizeof(mv->t->why),
-			 "move_pages(process %d): %s%s", (int)mv->t->pid,
-			 strerror(errno), errno == EPERM ?
-			 ": another user's process needs CAP_SYS_NICE" : "");
+		snprintf(what, sizeof(what), "move_pages(process %d): %s",
+			 (int)mv->t->pid, strerror(errno));
+		if (ret == -EPERM) {
+			strncat(what, ": another user's process",
+				sizeof(what) - strlen(what) - 1);
+			bwapd_caps_why(mv->t->why, sizeof(mv->t->why), what,
+				       BWAPD_CAP(CAP_SYS_PTRACE));
+		} else {
+			snprintf(mv->t->why, sizeof(mv->t->why), "%s", what);
+		}
 		return ret == -ESRCH || task_exiting(mv->t) ? -ESRCH : (int)ret;
 	}
 	for (i = 0; i < mv->queued; i++) {

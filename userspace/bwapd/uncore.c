@@ -26,6 +26,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "uncore.h"
 
 static const char *const prefix[UNCORE_NR_FAMILIES] = {
@@ -285,14 +286,14 @@ static int open_error(struct uncore *u, const char *root,
 	char buf[32];
 
 	if (err == EACCES || err == EPERM) {
+		char what[192];
+
 		if (bwapd_read_text(root, "/proc/sys/kernel/perf_event_paranoid",
 				    buf, sizeof(buf)))
-			snprintf(buf, sizeof(buf), "?");
-		snprintf(why, len,
-			 "perf_event_open(%s): %s: system-wide uncore counters "
-			 "need CAP_PERFMON (or CAP_SYS_ADMIN), or "
-			 "kernel.perf_event_paranoid <= 0 (it is %s)",
-			 p->name, strerror(err), buf);
+			snprintf(buf, sizeof(buf), "-1");
+		snprintf(what, sizeof(what), "perf_event_open(%s): %s: "
+			 "system-wide uncore counters", p->name, strerror(err));
+		bwapd_perf_why(why, len, what, atoi(buf), BWAPD_CAP(CAP_PERFMON));
 		err = EACCES;
 	} else if (err == EMFILE || err == ENFILE) {
 		snprintf(why, len,

@@ -1,0 +1,200 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# bwapd with exactly the privileges bwapd.service gives it (TAP): a user
+# of its own (as systemd's DynamicUser= makes one) with the unit's
+# AmbientCapabilities=, and nothing else, tunes a process of another
+# user, from the command line and as the daemon; without any one of
+# those capabilities it fails with a message naming it, and the process
+# is left as it was.  The capabilities come from the installed unit
+# (/lib/systemd/system/bwapd.service), so the unit and this test cannot
+# drift apart.  Needs bwapd, util-linux's setpriv (not busybox's, which
+# cannot change user IDs), wi_runas and wi_hold.
+set -u
+
+n=0
+fail=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $*"; }
+check() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1"; echo "#   expected '$2', got '$3'"; fi; }
+comment() { printf '%s\n' "$1" | sed 's/^/# /'; }
+
+UNIT=/lib/systemd/system/bwapd.service
+HOLD=/usr/lib/wi/wi_hold
+RUNAS=/usr/lib/wi/wi_runas
+M=/usr/share/bwapd/model
+MODEL=$M/machines/bwap-b.json
+WL=$M/workloads/mixed.json
+F=/tmp/priv-weights.json
+SVC=61184	# the first user ID systemd gives a DynamicUser= service
+APP=1000	# the application's user
+for f in /usr/sbin/bwapd /usr/bin/setpriv $UNIT $HOLD $RUNAS $MODEL; do
+	if [ ! -e "$f" ]; then
+		echo "1..0 # SKIP $f not in the image"
+		exit 0
+	fi
+done
+machine=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^wi\.topo=//p')
+if [ "$machine" != numa4 ]; then
+	echo "1..0 # SKIP needs the numa4 machine"
+	exit 0
+fi
+if numactl -w 0 numactl --show 2>/dev/null | grep -q '^taskweights: unsupported'; then
+	echo "1..0 # SKIP kernel without set_mempolicy_weights(2): nothing to tune"
+	exit 0
+fi
+
+# The unit's capabilities, in setpriv's words: CAP_SYS_NICE -> sys_nice.
+caps=$(sed -n 's/^AmbientCapabilities=//p' $UNIT)
+check "the unit bounds bwapd to the capabilities it gives it" "$caps" \
+	"$(sed -n 's/^CapabilityBoundingSet=//p' $UNIT)"
+comment "bwapd.service: $caps"
+setpriv_caps() {
+	s=-all
+	for c in "$@"; do
+		s="$s,+$(echo "${c#CAP_}" | tr '[:upper:]' '[:lower:]')"
+	done
+	echo "$s"
+}
+# as_service "CAP_A CAP_B" COMMAND...: as the service's user with exactly
+# these capabilities (and no others, not even in the bounding set)
+as_service() {
+	# shellcheck disable=SC2086 # a list of capabilities
+	set -- "$(setpriv_caps $1)" "$@"
+	c=$1
+	shift 2
+	/usr/bin/setpriv --reuid=$SVC --regid=$SVC --clear-groups --inh-caps="$c" \
+		--ambient-caps="$c" --bounding-set="$c" -- "$@"
+}
+# the capabilities in effect for bwapd, as the kernel sees them
+got=$(as_service "$caps" grep CapEff /proc/self/status | awk '{ print $2 }')
+want=0
+for c in $caps; do
+	bit=$(case $c in CAP_SYS_PTRACE) echo 19 ;; CAP_SYS_ADMIN) echo 21 ;;
+		CAP_SYS_NICE) echo 23 ;; CAP_PERFMON) echo 38 ;; *) echo -1 ;; esac)
+	want=$((want | (1 << bit)))
+done
+check "setpriv gives exactly the unit's capabilities" "$(printf '%016x' $want)" "$got"
+
+# the application: a process of user $1 (default: another user than
+# bwapd's) with pages under weighted interleave
+app() {
+	$RUNAS "${1:-$APP}" numactl --cpunodebind=0 --weighted-interleave=0-3 $HOLD 32 \
+		>/tmp/priv-hold.out 2>&1 &
+	hp=$!
+	i=0
+	while ! grep -q ready /tmp/priv-hold.out 2>/dev/null && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+pages() { grep 'anon=' /proc/$hp/numa_maps | grep weighted; }
+# the canonical weights, measured as bwapd-profile.service does: by root
+bwapd --file $F profile >/dev/null 2>&1
+check "canonical weights profiled" 0 $?
+tune() {
+	as_service "$1" bwapd --file $F --run-dir "" --model "$MODEL" tune --pid $hp \
+		--workload "$WL" --max-steps 4 2>&1
+}
+
+# --- the unit's capabilities: tuned --------------------------------------------
+app
+before=$(pages)
+out=$(tune "$caps")
+rc=$?
+comment "$out"
+check "unit's capabilities: another user's process is tuned" "0 1" \
+	"$rc $(echo "$out" | grep -c 'DWP [0-9.]* after [0-9]* steps')"
+if [ "$(pages)" != "$before" ]; then
+	ok "unit's capabilities: its pages moved"
+else
+	not_ok "unit's capabilities: its pages moved"
+fi
+
+# --- without each one: refused, named, nothing changed -------------------------
+for c in $caps; do
+	kill $hp
+	wait $hp 2>/dev/null
+	app
+	before=$(pages)
+	rest=$(echo " $caps " | sed "s/ $c / /")
+	out=$(tune "$rest")
+	rc=$?
+	comment "$out"
+	check "without $c: refused" 1 $rc
+	check "without $c: the message names it" 1 \
+		"$(echo "$out" | grep -cE "takes .*$c(, which bwapd lacks|.*; bwapd lacks .*$c)")"
+	check "without $c: the process is as it was" "$before" "$(pages)"
+done
+
+# --- one's own process: no capability at all -----------------------------------
+kill $hp
+wait $hp 2>/dev/null
+app $SVC
+before=$(pages)
+out=$(tune "")
+rc=$?
+comment "$out"
+check "no capabilities: one's own process is tuned" "0 1" \
+	"$rc $(echo "$out" | grep -c 'DWP [0-9.]* after [0-9]* steps')"
+if [ "$(pages)" != "$before" ]; then
+	ok "no capabilities: its pages moved"
+else
+	not_ok "no capabilities: its pages moved"
+fi
+
+# --- the daemon with the unit's capabilities ----------------------------------
+RD=/tmp/priv-run
+rm -rf $RD
+mkdir -p $RD
+chown $SVC:$SVC $RD	# as systemd's RuntimeDirectory= makes it
+echo "wi_hold --workload $WL --max-steps 4" >/tmp/priv-rules
+kill $hp
+wait $hp 2>/dev/null
+app
+before=$(pages)
+as_service "$caps" bwapd --file $F --model "$MODEL" --run-dir $RD daemon \
+	--rules /tmp/priv-rules --scan 0.5 >/tmp/priv-daemon.out 2>&1 &
+dp=$!
+i=0
+while ! bwapd --run-dir $RD status | grep -q "^$hp .* watching " && [ $i -lt 240 ] &&
+	kill -0 $dp 2>/dev/null; do
+	sleep 0.5
+	i=$((i + 1))
+done
+comment "$(bwapd --run-dir $RD status)"
+check "daemon: another user's process is tuned and watched" 1 \
+	"$(bwapd --run-dir $RD status | grep -c "^$hp .*wi_hold .* watching ")"
+if [ "$(pages)" != "$before" ]; then
+	ok "daemon: its pages moved"
+else
+	not_ok "daemon: its pages moved"
+fi
+kill $dp
+wait $dp
+check "daemon: stops on SIGTERM" 0 $?
+comment "$(sed 's/^/daemon: /' /tmp/priv-daemon.out)"
+
+# --- counters ------------------------------------------------------------------
+# Counting the stalls of another user's process (the tuner without
+# --model).  The test machine has no PMU, so with the counters allowed
+# the kernel answers that it has no such event; at perf_event_paranoid 3
+# (Debian's kernels) it refuses first, and bwapd says what it takes.
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+echo 2 >/proc/sys/kernel/perf_event_paranoid
+out=$(as_service "$caps" bwapd --file $F --run-dir "" tune --pid $hp 2>&1)
+comment "$out"
+check "counters at perf_event_paranoid 2: allowed (no PMU here)" 1 \
+	"$(echo "$out" | grep -c 'no stalled-cycles counter')"
+echo 3 >/proc/sys/kernel/perf_event_paranoid
+out=$(as_service "$caps" bwapd --file $F --run-dir "" tune --pid $hp 2>&1)
+comment "$out"
+check "counters at perf_event_paranoid 3: the message names CAP_SYS_ADMIN and the level" 1 \
+	"$(echo "$out" | grep -c 'perf_event_paranoid 3 .*takes CAP_SYS_ADMIN, which bwapd lacks; or set kernel.perf_event_paranoid=2, where it takes CAP_SYS_PTRACE')"
+echo "$paranoid" >/proc/sys/kernel/perf_event_paranoid
+
+kill $hp
+wait $hp 2>/dev/null
+rm -rf $RD /tmp/priv-rules $F
+echo "1..$n"
+[ $fail -eq 0 ]
