@@ -601,7 +601,7 @@ static void print_json(const struct bwapd_file *f, int nr_nodes, uint32_t only)
 static int cmd_profile(const struct opts *o)
 {
 	static struct bwapd_sets sets;
-	static struct bwapd_file file;
+	struct bwapd_file file;
 	struct bwapd_profile_opts po = {
 		.seconds = o->seconds, .u8_err = o->u8_err,
 		.no_counters = o->no_counters,
@@ -646,7 +646,11 @@ static int cmd_profile(const struct opts *o)
 	po.progress_arg = &prog;
 	prog.nr_sets = counters ? sets.nr_profile : 0;
 
-	memset(&file, 0, offsetof(struct bwapd_file, result));
+	ret = bwapd_file_init(&file, sets.nr_profile + sets.nr_symmetric);
+	if (ret) {
+		bwapd_backend_destroy(&b);
+		return error("profile", ret, NULL);
+	}
 	snprintf(file.backend, sizeof(file.backend), "%s%s%s", b.ops->name,
 		 o->model ? " " : "", o->model ? o->model : "");
 	strftime(file.created, sizeof(file.created), "%Y-%m-%dT%H:%M:%SZ",
@@ -672,6 +676,7 @@ static int cmd_profile(const struct opts *o)
 				if (prog.tty && counters)
 					fputc('\n', stderr);
 				bwapd_backend_destroy(&b);
+				bwapd_file_free(&file);
 				snprintf(why, sizeof(why),
 					 "workers %s: %s; nothing written",
 					 prog.workers, strerror(-ret));
@@ -684,14 +689,17 @@ static int cmd_profile(const struct opts *o)
 		fputc('\n', stderr);
 	bwapd_backend_destroy(&b);
 	ret = bwapd_file_write(o->file, &t, &file, why, sizeof(why));
-	if (ret)
+	if (ret) {
+		bwapd_file_free(&file);
 		return error("write", ret, why);
+	}
 	if (o->json) {
 		print_json(&file, t.nr_nodes, 0);
 	} else {
 		print_table(&file, t.nr_nodes, 0);
 		printf("written to %s\n", o->file);
 	}
+	bwapd_file_free(&file);
 	return 0;
 }
 
@@ -735,37 +743,40 @@ static int unknown_set(const struct bwapd_file *f, const char *arg)
 
 static int cmd_show(const struct opts *o, const char *arg)
 {
-	static struct bwapd_file f;
+	struct bwapd_file f;
 	struct bwapd_backend b;
 	struct bwapd_topology t;
 	uint32_t only = 0;
+	int rc = 0;
 
 	if (arg && parse_workers(arg, &only))
 		return EXIT_USAGE;
 	if (load(o, &b, &t, &f))
 		return 1;
 	bwapd_backend_destroy(&b);
-	if (only && !bwapd_file_find(&f, only))
-		return unknown_set(&f, arg);
-	if (o->json) {
+	if (only && !bwapd_file_find(&f, only)) {
+		rc = unknown_set(&f, arg);
+	} else if (o->json) {
 		print_json(&f, t.nr_nodes, only);
-		return 0;
+	} else {
+		printf("canonical weights: %s (backend %s, %s)\n", o->file,
+		       f.backend, f.created);
+		print_table(&f, t.nr_nodes, only);
+		printf("%d sets skipped when profiling: %d symmetric (listed, derived), %d spread out\n",
+		       f.nr_symmetric + f.nr_spread, f.nr_symmetric, f.nr_spread);
 	}
-	printf("canonical weights: %s (backend %s, %s)\n", o->file, f.backend,
-	       f.created);
-	print_table(&f, t.nr_nodes, only);
-	printf("%d sets skipped when profiling: %d symmetric (listed, derived), %d spread out\n",
-	       f.nr_symmetric + f.nr_spread, f.nr_symmetric, f.nr_spread);
-	return 0;
+	bwapd_file_free(&f);
+	return rc;
 }
 
 static int cmd_apply(const struct opts *o, const char *arg)
 {
-	static struct bwapd_file f;
+	struct bwapd_file f;
 	const struct bwapd_result *r;
 	struct bwapd_backend b;
 	struct bwapd_topology t;
-	uint8_t old[BWAPD_MAX_NODES], done[BWAPD_MAX_NODES];
+	uint8_t want[BWAPD_MAX_NODES], old[BWAPD_MAX_NODES];
+	uint8_t done[BWAPD_MAX_NODES];
 	uint32_t workers;
 	int i, ret = 0, changed = 0, nr_done = 0;
 	json_object *doc = NULL, *nodes = NULL;
@@ -782,8 +793,12 @@ static int cmd_apply(const struct opts *o, const char *arg)
 	r = bwapd_file_find(&f, workers);
 	if (!r) {
 		bwapd_backend_destroy(&b);
-		return unknown_set(&f, arg);
+		ret = unknown_set(&f, arg);
+		bwapd_file_free(&f);
+		return ret;
 	}
+	memcpy(want, r->weights, sizeof(want));
+	bwapd_file_free(&f);
 	if (!o->dry_run && !o->model && geteuid() != 0) {
 		bwapd_backend_destroy(&b);
 		return error("apply", -EPERM,
@@ -792,7 +807,7 @@ static int cmd_apply(const struct opts *o, const char *arg)
 	}
 	b.ops->weights_get(&b, old, BWAPD_MAX_NODES);
 	for (i = 0; i < t.nr_nodes; i++) {
-		if (r->weights[i] && !t.node[i].has_weight) {
+		if (want[i] && !t.node[i].has_weight) {
 			bwapd_backend_destroy(&b);
 			snprintf(why, sizeof(why),
 				 "node %d has no %s/node%d (kernel without weighted "
@@ -813,7 +828,7 @@ static int cmd_apply(const struct opts *o, const char *arg)
 		       "node", "old", "new");
 	}
 	for (i = 0; i < t.nr_nodes; i++) {
-		int keep = !r->weights[i] || r->weights[i] == old[i];
+		int keep = !want[i] || want[i] == old[i];
 
 		if (!t.node[i].has_weight)
 			continue;
@@ -822,12 +837,12 @@ static int cmd_apply(const struct opts *o, const char *arg)
 
 			bj_int(jn, "node", i);
 			bj_int(jn, "old", old[i]);
-			bj_int(jn, "new", r->weights[i] ? r->weights[i] : old[i]);
+			bj_int(jn, "new", want[i] ? want[i] : old[i]);
 			json_object_array_add(nodes, jn);
 		} else {
 			printf("%-6d %4u %4u%s\n", i, old[i],
-			       r->weights[i] ? r->weights[i] : old[i],
-			       !r->weights[i] ? "  (no pages: left as is)" :
+			       want[i] ? want[i] : old[i],
+			       !want[i] ? "  (no pages: left as is)" :
 			       keep ? "" : "  changed");
 		}
 		if (keep)
@@ -835,7 +850,7 @@ static int cmd_apply(const struct opts *o, const char *arg)
 		changed++;
 		if (o->dry_run || ret)
 			continue;
-		ret = b.ops->weight_set(&b, i, r->weights[i]);
+		ret = b.ops->weight_set(&b, i, want[i]);
 		if (!ret)
 			done[nr_done++] = (uint8_t)i;
 	}
@@ -1029,7 +1044,7 @@ static int canonical_of(const struct opts *o, struct bwapd_backend *b,
 			const struct bwapd_topology *t, uint32_t workers,
 			double *frac)
 {
-	static struct bwapd_file f;
+	struct bwapd_file f;
 	const struct bwapd_result *r = NULL;
 	struct bwapd_result now;
 	struct bwapd_profile_opts po = { .seconds = o->seconds,
@@ -1067,6 +1082,7 @@ static int canonical_of(const struct opts *o, struct bwapd_backend *b,
 		if (!r) {
 			bwapd_log(BWAPD_LOG_ERR, "no canonical weights for workers %s in %s",
 				list, o->file);
+			bwapd_file_free(&f);
 			return -ENOENT;
 		}
 	} else if (ret == -ENOENT) {
@@ -1089,6 +1105,7 @@ static int canonical_of(const struct opts *o, struct bwapd_backend *b,
 		return ret;
 	}
 	memcpy(frac, r->frac, sizeof(r->frac));
+	bwapd_file_free(&f);
 	return 0;
 }
 

@@ -236,15 +236,23 @@ struct bwapd_file {
 	char backend[96];
 	char created[32];
 	int nr_results;
-	struct bwapd_result result[BWAPD_MAX_SETS];
+	struct bwapd_result *result;	/* nr_results entries, allocated */
 	int nr_symmetric, nr_spread;
 };
 
+/*
+ * An empty file with room for max results (allocated: bwapd_file_free);
+ * 0 or -ENOMEM.
+ */
+int bwapd_file_init(struct bwapd_file *f, int max);
+/* Free the results; f is empty afterwards (also after a failed read). */
+void bwapd_file_free(struct bwapd_file *f);
 int bwapd_file_write(const char *path, const struct bwapd_topology *t,
 		     const struct bwapd_file *f, char *why, size_t len);
 /*
  * Read and check a file: -EINVAL (corrupt: why says where), -ESTALE (made
- * on another machine: why says what differs), -ENOENT.
+ * on another machine: why says what differs), -ENOENT, -ENOMEM.  On
+ * success the results are allocated to the file's size: bwapd_file_free.
  */
 int bwapd_file_read(const char *path, const struct bwapd_topology *t,
 		    struct bwapd_file *f, char *why, size_t len);
