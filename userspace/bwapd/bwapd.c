@@ -1002,12 +1002,7 @@ static void log_step(void *arg, const struct bwapd_tune_step *st)
 		l->dwp[l->nr] = st->dwp;
 		l->stalls[l->nr++] = st->stall_rate;
 	}
-	l->st.dwp = st->dwp;
-	if (st->stall_rate >= 0)
-		l->st.stalls = st->stall_rate;
-	l->st.steps = st->step;
-	l->st.moved += st->migration.moved;
-	memcpy(l->st.weights, st->weights, sizeof(l->st.weights));
+	bwapd_status_step(&l->st, st);
 	status_update(l, l->st.state);
 
 	if (l->json) {

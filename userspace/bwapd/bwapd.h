@@ -461,6 +461,8 @@ struct bwapd_status {
 	int stale;			/* the tuner is gone (from the list) */
 };
 
+/* What a step of the tuner changes: DWP, stalls, steps, pages, weights. */
+void bwapd_status_step(struct bwapd_status *s, const struct bwapd_tune_step *st);
 /* dir/PID.json (dir/model-TUNER.json for a model), replaced atomically. */
 int bwapd_status_write(const char *dir, const struct bwapd_status *s);
 void bwapd_status_remove(const char *dir, const struct bwapd_status *s);
