@@ -21,10 +21,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bwapd.h"
+#include "backend.h"
 #include "json_out.h"
 #include "log.h"
+#include "profile.h"
+#include "rules.h"
+#include "status.h"
 #include "svg.h"
+#include "target.h"
+#include "tune.h"
+#include "wfile.h"
+#include "worksets.h"
 
 #define EXIT_USAGE	2
 

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bwapd.h"
+#include "status.h"
 
 static void entry_path(const char *dir, const struct bwapd_status *s,
 		       char *buf, size_t len)

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "stall.h"
+#include "target.h"
 
 #ifndef SYS_set_mempolicy_weights
 #define SYS_set_mempolicy_weights	1000

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bwapd.h"
+#include "wfile.h"
 #include "trust.h"
 
 static json_object *int_array(const int *v, int n)

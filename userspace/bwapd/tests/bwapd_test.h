@@ -20,7 +20,6 @@
 
 /* the harness and EXPECT_NEAR, shared with the model's tests */
 #include "bwm_test.h"
-#include "bwapd.h"
 
 static inline const char *preset(const char *name, char *buf, size_t len)
 {

@@ -15,6 +15,9 @@
 #include <malloc.h>
 
 #include "bwapd_test.h"
+#include "status.h"
+#include "target.h"
+#include "tune.h"
 
 #define CYCLES		10000
 #define WARM		1000		/* the first measurement */

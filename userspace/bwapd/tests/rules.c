@@ -5,6 +5,8 @@
  * to start on a rule with a bad option.
  */
 #include "bwapd_test.h"
+#include "rules.h"
+#include "wfile.h"
 
 static struct bwapd_rule rules[16];
 

@@ -10,6 +10,8 @@
  * those of a measured setting; bad parameters are refused.
  */
 #include "bwapd_test.h"
+#include "target.h"
+#include "tune.h"
 
 static const char *const machines[] = {
 	"bwap-a", "bwap-b", "haswell-2s-8c", "haswell-2s-18c", "dram-cxl",
