@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bwapd.h"
+#include "backend.h"
 
 /* The benchmark array's share of every node (several L3s of a server). */
 #define BWAPD_MODEL_BENCH_BYTES	(512.0 * 1048576)

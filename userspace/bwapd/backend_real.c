@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "uncore.h"
 

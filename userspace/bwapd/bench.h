@@ -3,7 +3,7 @@
 #ifndef BWAPD_BENCH_H
 #define BWAPD_BENCH_H
 
-#include "bwapd.h"
+#include "backend.h"
 
 struct bench;
 

@@ -16,7 +16,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "bwapd.h"
+#include "profile.h"
 
 const char *bwapd_source_name(enum bwapd_source s)
 {

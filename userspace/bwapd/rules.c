@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bwapd.h"
+#include "rules.h"
 #include "trust.h"
 
 int bwapd_rules_read(const char *path, struct bwapd_rule *rules, int max,

@@ -5,7 +5,7 @@
 
 #include <linux/perf_event.h>
 
-#include "bwapd.h"
+#include "target.h"
 
 /*
  * File descriptors: one event group per thread, STALL_NR_EVENTS fds each

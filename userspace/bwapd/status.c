@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bwapd.h"
+#include "status.h"
 
 static void entry_path(const char *dir, const struct bwapd_status *s,
 		       char *buf, size_t len)
@@ -24,6 +24,16 @@ static void entry_path(const char *dir, const struct bwapd_status *s,
 		snprintf(buf, len, "%s/%d.json", dir, (int)s->pid);
 	else
 		snprintf(buf, len, "%s/model-%d.json", dir, (int)s->tuner);
+}
+
+void bwapd_status_step(struct bwapd_status *s, const struct bwapd_tune_step *st)
+{
+	s->dwp = st->dwp;
+	if (st->stall_rate >= 0)
+		s->stalls = st->stall_rate;
+	s->steps = st->step;
+	s->moved += st->migration.moved;
+	memcpy(s->weights, st->weights, sizeof(s->weights));
 }
 
 int bwapd_status_write(const char *dir, const struct bwapd_status *s)

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bwapd.h"
+#include "target.h"
 
 /* Pages of a modelled application: 4 GiB of 4 KiB pages. */
 #define MODEL_PAGES	(1ULL << 20)

@@ -30,6 +30,7 @@
 
 #include "caps.h"
 #include "stall.h"
+#include "target.h"
 
 #ifndef SYS_set_mempolicy_weights
 #define SYS_set_mempolicy_weights	1000

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bwapd.h"
+#include "topology.h"
 
 uint64_t bwapd_fnv1a(uint64_t h, const void *data, size_t len)
 {

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bwapd.h"
+#include "tune.h"
 
 #define MAX_SAMPLES	1000
 #define MAX_POINTS	128

@@ -3,7 +3,7 @@
 #ifndef BWAPD_UNCORE_H
 #define BWAPD_UNCORE_H
 
-#include "bwapd.h"
+#include "topology.h"
 
 #define UNCORE_MAX_PMUS		64
 #define UNCORE_MAX_EVENTS	48	/* AMD Zen 4 DF: 12 stations x 4 */

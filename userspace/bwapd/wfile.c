@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bwapd.h"
+#include "wfile.h"
 #include "trust.h"
 
 static json_object *int_array(const int *v, int n)
@@ -85,6 +85,22 @@ static json_object *result_json(const struct bwapd_result *r, int n)
 	json_object_object_add(o, "cycle", json_object_new_int(r->cycle));
 	json_object_object_add(o, "max_error", json_object_new_double(r->u8_err));
 	return o;
+}
+
+int bwapd_file_init(struct bwapd_file *f, int max)
+{
+	memset(f, 0, sizeof(*f));
+	if (max <= 0)
+		return 0;
+	f->result = calloc((size_t)max, sizeof(*f->result));
+	return f->result ? 0 : -ENOMEM;
+}
+
+void bwapd_file_free(struct bwapd_file *f)
+{
+	free(f->result);
+	f->result = NULL;
+	f->nr_results = 0;
 }
 
 static int mkdir_parent(const char *path)
@@ -354,6 +370,11 @@ int bwapd_file_read(const char *path, const struct bwapd_topology *t,
 		fail(why, len, path, ": too many entries", "worker_sets");
 		goto out;
 	}
+	if (n && !(f->result = calloc((size_t)n, sizeof(*f->result)))) {
+		snprintf(why, len, "%s: %s", path, strerror(ENOMEM));
+		ret = -ENOMEM;
+		goto out;
+	}
 	for (i = 0; i < n; i++) {
 		if (read_result(json_object_array_get_idx(sets, i), t->nr_nodes,
 				&f->result[i])) {
@@ -367,6 +388,8 @@ int bwapd_file_read(const char *path, const struct bwapd_topology *t,
 	f->nr_results = n;
 	ret = 0;
 out:
+	if (ret)
+		bwapd_file_free(f);
 	json_object_put(root);
 	return ret;
 }

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bwapd.h"
+#include "worksets.h"
 
 /* Enough for every symmetry of machines up to 8 nodes; more are not used. */
 #define MAX_AUTOMORPHISMS	4096

@@ -20,12 +20,29 @@
 
 /* the harness and EXPECT_NEAR, shared with the model's tests */
 #include "bwm_test.h"
-#include "bwapd.h"
 
 static inline const char *preset(const char *name, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s/machines/%s.json", BWM_DATADIR, name);
 	return buf;
+}
+
+/*
+ * A workload of a preset bound to its workers, and the canonical
+ * fractions of those workers (Eq. 5 on the noise-free profiling run):
+ * where the tuner's tests start.  0, or -1 with the reason on stderr.
+ */
+static inline int model_canonical(const char *machine, const char *workload,
+				  uint32_t workers, struct bwm_machine *m,
+				  struct bwm_workload *wl, double *canon)
+{
+	struct bwm_profile prof;
+
+	if (bwm_test_load(machine, workload, workers, m, wl) ||
+	    bwm_profile_run(m, workers, 1, 0, NULL, &prof) ||
+	    bwm_canonical_fractions(prof.bw, m->nr_nodes, workers, canon))
+		return -1;
+	return 0;
 }
 
 /* Write text (printf format) to root/path, making the directories. */
@@ -174,11 +191,23 @@ static inline char *temp_dir(char *buf, size_t len)
 	return mkdtemp(buf);
 }
 
+/*
+ * The same in memory (/dev/shm), where there is one, as /run is: for a
+ * file rewritten thousands of times (ext4 writes out at once a file
+ * renamed over another, and the test would wait for the disk).
+ */
+static inline char *temp_dir_shm(char *buf, size_t len)
+{
+	snprintf(buf, len, "/dev/shm/bwapd-test.XXXXXX");
+	return mkdtemp(buf) ? buf : temp_dir(buf, len);
+}
+
 static inline void rm_tree(const char *dir)
 {
 	char cmd[4200];
 
-	if (strncmp(dir, "/tmp/bwapd-test.", 16))
+	if (strncmp(dir, "/tmp/bwapd-test.", 16) &&
+	    strncmp(dir, "/dev/shm/bwapd-test.", 20))
 		return;
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))

@@ -7,6 +7,9 @@
  * like a real one; without counters the fallbacks say what they used.
  */
 #include "bwapd_test.h"
+#include "backend.h"
+#include "profile.h"
+#include "worksets.h"
 
 static const char *const presets[] = {
 	"bwap-a", "bwap-b", "haswell-2s-8c", "haswell-2s-18c", "dram-cxl",

@@ -5,6 +5,8 @@
  * to start on a rule with a bad option.
  */
 #include "bwapd_test.h"
+#include "rules.h"
+#include "wfile.h"
 
 static struct bwapd_rule rules[16];
 
@@ -86,7 +88,7 @@ TEST(untrusted_files_refused)
 {
 	char dir[64], path[128], why[256] = "";
 	struct bwapd_topology t;
-	struct bwapd_file *f;
+	struct bwapd_file f;
 
 	ASSERT_NE(NULL, temp_dir(dir, sizeof(dir)));
 	snprintf(path, sizeof(path), "%s/rules", dir);
@@ -117,15 +119,14 @@ TEST(untrusted_files_refused)
 
 	/* a weights file writable by others is not read either */
 	memset(&t, 0, sizeof(t));
-	f = calloc(1, sizeof(*f));
-	ASSERT_NE(NULL, f);
 	snprintf(path, sizeof(path), "%s/weights.json", dir);
 	ASSERT_EQ(0, put(dir, "weights.json", "{}\n"));
 	ASSERT_EQ(0, chmod(path, 0666));
-	EXPECT_EQ(-EPERM, bwapd_file_read(path, &t, f, why, sizeof(why)));
+	EXPECT_EQ(-EPERM, bwapd_file_read(path, &t, &f, why, sizeof(why)));
+	EXPECT_EQ(NULL, f.result);
 	EXPECT_NE(NULL, strstr(why, "weights.json: writable by group or others"))
 		TH_LOG("%s", why);
-	free(f);
+	bwapd_file_free(&f);
 	rm_tree(dir);
 }
 

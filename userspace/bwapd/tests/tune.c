@@ -10,6 +10,8 @@
  * those of a measured setting; bad parameters are refused.
  */
 #include "bwapd_test.h"
+#include "target.h"
+#include "tune.h"
 
 static const char *const machines[] = {
 	"bwap-a", "bwap-b", "haswell-2s-8c", "haswell-2s-18c", "dram-cxl",
@@ -48,16 +50,12 @@ static int run_case(struct __test_metadata *_metadata, const char *mach,
 	struct bwm_eval_opts eo;
 	struct bwapd_tune_opts o;
 	struct bwapd_tune_result r;
-	struct bwm_profile prof;
 	struct bwapd_target t;
 	double canon[BWM_MAX_NODES], d[128], g[128];
 	int pass;
 
-	if (bwm_test_load(mach, work, workers, &m, &wl))
-		return -1;
 	/* canonical weights: Eq. 5 on the profiling run */
-	if (bwm_profile_run(&m, workers, 1, 0, NULL, &prof) ||
-	    bwm_canonical_fractions(prof.bw, m.nr_nodes, workers, canon))
+	if (model_canonical(mach, work, workers, &m, &wl, canon))
 		return -1;
 	/* the exhaustive DWP search and the weight-vector optimum */
 	if (bwm_dwp_sweep(&m, &wl, canon, 0.01, BWM_DEFAULT_U8_ERR, d, g,
@@ -227,11 +225,8 @@ FIXTURE(target) {
 
 FIXTURE_SETUP(target)
 {
-	struct bwm_profile prof;
-
-	ASSERT_EQ(0, bwm_test_load("bwap-b", "mixed", 1, &self->m, &self->wl));
-	ASSERT_EQ(0, bwm_profile_run(&self->m, 1, 1, 0, NULL, &prof));
-	ASSERT_EQ(0, bwm_canonical_fractions(prof.bw, 4, 1, self->canon));
+	ASSERT_EQ(0, model_canonical("bwap-b", "mixed", 1, &self->m, &self->wl,
+				     self->canon));
 	memset(&self->f, 0, sizeof(self->f));
 	ASSERT_EQ(0, bwapd_target_model(&self->f.inner, &self->m, &self->wl,
 					3, 0.01, NULL));

@@ -8,6 +8,7 @@
  * descriptors (system-wide cpu-clock on the host's CPUs 0 and 1).
  */
 #include "bwapd_test.h"
+#include "backend.h"
 #include "uncore.h"
 
 #define DEV "sys/bus/event_source/devices/"

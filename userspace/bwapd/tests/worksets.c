@@ -5,6 +5,9 @@
  * follow from that set's, and spread-out sets are left out.
  */
 #include "bwapd_test.h"
+#include "backend.h"
+#include "topology.h"
+#include "worksets.h"
 
 static int load_topo(const char *name, struct bwm_machine *m,
 		     struct bwapd_topology *t)

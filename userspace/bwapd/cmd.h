@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The commands' front ends, one file each (cmd_<command>.c), and what
+ * they share: opening the backend, reading the weights file, reporting
+ * an error, and the tuning run that tune, exec and the daemon's tuners
+ * all make.  Each command returns bwapd's exit status.
+ */
+#ifndef BWAPD_CMD_H
+#define BWAPD_CMD_H
+
+#include "backend.h"
+#include "opts.h"
+#include "wfile.h"
+
+/* ---- shared by the commands (bwapd.c) ---------------------------------- */
+
+/* Log "what: why" (or the errno of ret); returns 1, the exit status. */
+int cmd_error(const char *what, int ret, const char *why);
+/* The backend o names and its topology; 0, or 1 with a message. */
+int cmd_open_backend(const struct opts *o, struct bwapd_backend *b,
+		     struct bwapd_topology *t);
+/* This machine, even with --model: a process runs here. */
+int cmd_open_here(const struct opts *o, struct bwapd_backend *b,
+		  struct bwapd_topology *t);
+/* What profiling falls back to without counters: "hmat" or "slit". */
+const char *cmd_fallback_name(const struct bwapd_topology *t);
+/* A node list, or 1 with a message. */
+int cmd_parse_workers(const char *arg, uint32_t *w);
+/* The backend and the weights file (bwapd_file_free); 0, or 1 with a message. */
+int cmd_load_file(const struct opts *o, struct bwapd_backend *b,
+		  struct bwapd_topology *t, struct bwapd_file *f);
+/* The file has no entry for workers arg: the message; returns 1. */
+int cmd_unknown_set(const struct bwapd_file *f, const char *arg);
+
+/* ---- the weights as show prints them (cmd_show.c), also for profile ---- */
+
+void cmd_show_table(const struct bwapd_file *f, int nr_nodes, uint32_t only);
+void cmd_show_json(const struct bwapd_file *f, int nr_nodes, uint32_t only);
+
+/* ---- the tuning run (cmd_tune.c), also for exec and the daemon --------- */
+
+/* The canonical shares of the workers: the file's, or measured now. */
+int cmd_canonical_of(const struct opts *o, struct bwapd_backend *b,
+		     const struct bwapd_topology *t, uint32_t workers,
+		     double *frac);
+/*
+ * Tune a target: a process (pid), a process whose counters come from the
+ * model (pid and --model/--workload), or a workload of the model (pid 0).
+ */
+int cmd_tune_target(const struct opts *o, pid_t pid);
+
+/* ---- the commands ------------------------------------------------------- */
+
+int cmd_topology(const struct opts *o);
+int cmd_profile(const struct opts *o);
+int cmd_show(const struct opts *o, const char *arg);
+int cmd_apply(const struct opts *o, const char *arg);
+int cmd_tune(const struct opts *o);
+/* The command is w's words after "--" (or after "exec"). */
+int cmd_exec(struct opts *o, const int *seen, struct words *w);
+int cmd_status(const struct opts *o);
+int cmd_daemon(const struct opts *o);
+
+#endif /* BWAPD_CMD_H */

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bwapd exec: run a command under weighted interleave with the canonical
+ * weights of the nodes bwapd may run on, wait until it is steady, tune
+ * it, and follow it until it exits.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "json_out.h"
+#include "log.h"
+
+#define MPOL_WEIGHTED_INTERLEAVE_MODE	6	/* uapi/linux/mempolicy.h */
+#ifndef SYS_set_mempolicy_weights
+#define SYS_set_mempolicy_weights	1000
+#endif
+#ifndef PIDFD_SELF_THREAD_GROUP
+#define PIDFD_SELF_THREAD_GROUP		-10001
+#endif
+
+/* Weighted interleave over every memory node, the canonical DWP 0 weights. */
+static int exec_policy(const uint8_t *w, int nr,
+		       unsigned long *mask)
+{
+	if (syscall(SYS_set_mempolicy, MPOL_WEIGHTED_INTERLEAVE_MODE, mask,
+		    8 * sizeof(*mask) + 1) ||
+	    syscall(SYS_set_mempolicy_weights, PIDFD_SELF_THREAD_GROUP, w,
+		    (unsigned long)nr, 0U))
+		return -errno;
+	return 0;
+}
+
+/* Run argv, tune it, wait for it: its exit status, or bwapd's error. */
+static int exec_and_tune(const struct opts *o, char **argv)
+{
+	struct bwapd_backend b;
+	struct bwapd_topology topo;
+	double canon[BWAPD_MAX_NODES];
+	uint8_t w[BWAPD_MAX_NODES];
+	unsigned long mask = 0;
+	uint32_t workers;
+	int status, rc, p[2], notify[2] = { -1, -1 }, err = 0;
+	ssize_t n;
+	pid_t pid;
+
+	/* a real program on this machine, whatever counts its stalls */
+	if (cmd_open_here(o, &b, &topo))
+		return 1;
+	if (bwapd_process_workers(0, &topo, &workers) ||
+	    cmd_canonical_of(o, &b, &topo, workers, canon) ||
+	    bwapd_dwp_weights(canon, topo.nr_nodes, workers, 0,
+			      o->tune.u8_err, w)) {
+		bwapd_backend_destroy(&b);
+		return 1;
+	}
+	bwapd_backend_destroy(&b);
+	mask = topo.mem_nodes;
+	/* closed by a successful exec; the child's errno otherwise */
+	if (pipe2(p, O_CLOEXEC) || (o->wait_stable && pipe2(notify, O_CLOEXEC)))
+		return cmd_error("exec", -errno, NULL);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return cmd_error("fork", -errno, NULL);
+	if (!pid) {
+		int err = -exec_policy(w, topo.nr_nodes, &mask);
+
+		close(p[0]);
+		if (!err && o->wait_stable) {
+			/* the program tells when it is steady: bwapd_stable() */
+			char fd[16];
+
+			snprintf(fd, sizeof(fd), "%d", notify[1]);
+			close(notify[0]);
+			if (fcntl(notify[1], F_SETFD, 0) ||
+			    setenv("BWAPD_NOTIFY_FD", fd, 1))
+				err = errno;
+		}
+		if (!err) {
+			execvp(argv[0], argv);
+			err = errno;
+		}
+		if (write(p[1], &err, sizeof(err)) != sizeof(err))
+			_exit(126);
+		_exit(127);
+	}
+	close(p[1]);
+	while ((n = read(p[0], &err, sizeof(err))) < 0 && errno == EINTR)
+		;
+	close(p[0]);
+	if (n == sizeof(err)) {
+		waitpid(pid, &status, 0);
+		if (err == ENOSYS || err == EINVAL)
+			bwapd_log(BWAPD_LOG_ERR, "cannot put %s under weighted interleave: %s "
+				"(a kernel without MPOL_WEIGHTED_INTERLEAVE or "
+				"set_mempolicy_weights?)", argv[0], strerror(err));
+		else
+			bwapd_log(BWAPD_LOG_ERR, "%s: %s", argv[0], strerror(err));
+		return 127;
+	}
+	if (o->wait_stable) {
+		char buf[16];
+
+		close(notify[1]);
+		while ((n = read(notify[0], buf, sizeof(buf))) < 0 && errno == EINTR)
+			;
+		close(notify[0]);
+		if (n <= 0 && waitpid(pid, &status, WNOHANG) == pid) {
+			bwapd_log(BWAPD_LOG_ERR, "%s exited before it said it was stable",
+				argv[0]);
+			return WIFEXITED(status) ? WEXITSTATUS(status) :
+			       128 + WTERMSIG(status);
+		}
+		if (o->json) {
+			json_object *e = json_object_new_object();
+
+			bj_str(e, "event", "stable");
+			bj_str(e, "command", argv[0]);
+			bj_bool(e, "notified", n > 0);
+			bj_print(e);
+		} else {
+			printf("%s is stable%s\n", argv[0],
+			       n > 0 ? "" : " (closed the notification descriptor)");
+		}
+	}
+	if (o->delay > 0) {
+		struct timespec ts = { (time_t)o->delay,
+			(long)((o->delay - (double)(time_t)o->delay) * 1e9) };
+
+		nanosleep(&ts, NULL);
+	}
+	rc = cmd_tune_target(o, pid);
+	if (rc)
+		bwapd_log(BWAPD_LOG_WARNING, "%s runs on untuned", argv[0]);
+	if (waitpid(pid, &status, 0) < 0)
+		return 1;
+	if (WIFEXITED(status))
+		return rc ? rc : WEXITSTATUS(status);
+	return 128 + WTERMSIG(status);
+}
+
+int cmd_exec(struct opts *o, const int *seen, struct words *w)
+{
+	char **command = w->rest ? w->rest : w->word + 1;
+
+	if (!command[0]) {
+		bwapd_log(BWAPD_LOG_ERR, "exec: no command (bwapd exec -- COMMAND)");
+		return EXIT_USAGE;
+	}
+	if (w->rest && w->nr > 1) {
+		bwapd_log(BWAPD_LOG_ERR, "exec: %s: the command goes after \"--\"",
+			  w->word[1]);
+		return EXIT_USAGE;
+	}
+	/* a launched program is followed until it exits */
+	if (!seen[opts_index("watch")])
+		o->watch = 0;
+	return exec_and_tune(o, command);
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The command line (opts.c): the commands, every option with the
+ * commands it belongs to (one table, which also gives the help texts),
+ * and their parsing - shared by main() and by the daemon's rules, which
+ * take tuner options.
+ */
+#ifndef BWAPD_OPTS_H
+#define BWAPD_OPTS_H
+
+#include <stdio.h>
+
+#include "tune.h"
+#include "worksets.h"
+
+#define EXIT_USAGE	2
+
+/* Every command's options; main() sets the defaults. */
+struct opts {
+	const char *file;
+	const char *model;
+	const char *root;
+	const char *pmu_root;
+	uint64_t seed;
+	double noise;
+	int json, dry_run, no_counters;
+	double seconds, u8_err;
+	struct bwapd_set_opts sets;
+	/* tune and exec */
+	pid_t pid;
+	const char *workload;
+	const char *workers;
+	const char *run_dir;
+	const char *plot;
+	const char *rules;
+	const char *canonical;
+	const char *corun, *corun_workers;
+	pid_t hi_pid;
+	double watch, delay, scan;
+	int wait_stable;
+	int log_level;
+	struct bwapd_tune_opts tune;
+};
+
+/* The commands; a daemon's rule takes the options C_RULE names. */
+enum { C_TOPOLOGY, C_PROFILE, C_SHOW, C_APPLY, C_TUNE, C_EXEC, C_STATUS,
+       C_DAEMON, NR_CMDS, C_RULE = NR_CMDS };
+
+/* The options in the table of opts.c (which checks the count). */
+#define NR_OPTS		42
+
+/* The words of the command line that are not options. */
+struct words {
+	int nr;
+	char *word[4];		/* the command and its arguments */
+	char **rest;		/* after "--" (NULL: none) */
+};
+
+/* The name of command cmd ("tune"). */
+const char *opts_cmd_name(int cmd);
+/* bwapd --help (cmd < 0), or the options of one command. */
+void opts_usage(FILE *f, int cmd);
+/*
+ * The options of argv into o, anywhere before "--"; seen[i] counts
+ * option i and w gets the other words.  0 or EXIT_USAGE.
+ */
+int opts_parse(int argc, char **argv, struct opts *o, int *seen,
+	       struct words *w);
+/* The index in seen[] of the option called name ("watch"). */
+int opts_index(const char *name);
+/* --forward-only is stalls per second: --metric instruction contradicts it. */
+int opts_metric(const int *seen, struct opts *o, const char *where);
+/* Every option seen is one of cmd's: 0, or EXIT_USAGE with a message. */
+int opts_check(const int *seen, int cmd, const char *where);
+
+#endif /* BWAPD_OPTS_H */

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The DWP tuner (tune.c, BWAP section III-B): the data-to-worker
+ * proximity at which a target stalls least, steered through its own
+ * weights; co-scheduled jobs; watching for phase changes.
+ */
+#ifndef BWAPD_TUNE_H
+#define BWAPD_TUNE_H
+
+#include "target.h"
+
+struct bwapd_tune_step;
+
+struct bwapd_tune_opts {
+	int samples;			/* n: measurements per step */
+	int trim;			/* c: dropped at each end */
+	double period;			/* t: seconds per step */
+	double step;			/* x: DWP step */
+	double fine_step;		/* refinement near the optimum; 0: none */
+	int max_steps;			/* DWP settings tried after the start */
+	int forward_only;		/* the paper's search: raise DWP only */
+	enum bwapd_metric {
+		BWAPD_METRIC_AUTO,	/* per instruction where counted */
+		BWAPD_STALL_RATE,	/* stalled cycles per second (paper) */
+		BWAPD_STALLS_PER_INSN,	/* stalled cycles per instruction */
+		BWAPD_CPI,		/* cycles per instruction */
+	} metric;
+	double start;			/* DWP to start from (re-tuning) */
+	double floor;			/* lowest DWP to try (<= start) */
+	/* co-scheduled: what the high-priority job may lose, a share */
+	double protect;
+	double min_mapi;		/* below: not memory-intensive, skip */
+	double u8_err;			/* weight conversion tolerance */
+	/* phase change: the stall rate moves by more than this share... */
+	double phase_change;
+	int phase_periods;		/* ...for this many periods in a row */
+	struct bwapd_migrate_opts migrate;
+	/* called after every measurement; may be NULL */
+	void (*log)(void *arg, const struct bwapd_tune_step *s);
+	void *log_arg;
+};
+
+struct bwapd_tune_step {
+	int step;			/* 0: the start */
+	double seconds;			/* target clock at the end */
+	double dwp;
+	double stall_rate;		/* the metric: per second or instruction */
+	double mapi;			/* -1: not known */
+	uint8_t weights[BWAPD_MAX_NODES];
+	struct bwapd_migration migration;
+	const char *what;		/* "start", "up", "down", "best", ... */
+};
+
+struct bwapd_tune_result {
+	double dwp;
+	double stall_rate;
+	double mapi;
+	int steps;
+	int skipped;			/* not memory-intensive: left at DWP 0 */
+	uint64_t moved;
+	uint64_t failed;		/* pages the kernel did not move */
+	uint8_t weights[BWAPD_MAX_NODES];
+};
+
+void bwapd_tune_opts_default(struct bwapd_tune_opts *o);
+/* -EINVAL if a parameter is out of range. */
+int bwapd_tune_opts_check(const struct bwapd_tune_opts *o);
+/*
+ * One period: the trimmed mean of the metric, MAPI (-1: not known) and,
+ * if se is not NULL, the standard error of the mean.
+ */
+int bwapd_measure(struct bwapd_target *t, const struct bwapd_tune_opts *o,
+		  double *rate, double *mapi, double *se);
+/* Kernel weights for canonical fractions moved towards the workers by dwp. */
+int bwapd_dwp_weights(const double *canonical, int nr_nodes, uint32_t workers,
+		      double dwp, double u8_err, uint8_t *w);
+/*
+ * Tune the target: weights for DWP 0 from the canonical fractions, then
+ * the search.  The target always holds the weights of a measured DWP:
+ * on error those of the best one so far (or of DWP 0).
+ */
+int bwapd_tune(struct bwapd_target *t, const double *canonical,
+	       const struct bwapd_tune_opts *o, struct bwapd_tune_result *r);
+/*
+ * Co-scheduled jobs on disjoint nodes (BWAP III-B3): *floor is the lowest
+ * DWP of the best-effort job at which the high-priority job runs within
+ * 'protect' of its speed when the best-effort job keeps to its own nodes;
+ * then the best-effort job is tuned from there, not below.
+ */
+int bwapd_tune_cosched(struct bwapd_target *hi, struct bwapd_target *be,
+		       const double *canonical,
+		       const struct bwapd_tune_opts *o,
+		       struct bwapd_tune_result *r, double *floor);
+/*
+ * Watch a tuned target for 'seconds' (0: until it exits, -ESRCH): *changed
+ * is set when its stall rate left 'rate' by more than phase_change for
+ * phase_periods periods in a row (a phase change: tune again).
+ */
+int bwapd_tune_watch(struct bwapd_target *t, const struct bwapd_tune_opts *o,
+		     double rate, double seconds, int *changed);
+
+#endif /* BWAPD_TUNE_H */
