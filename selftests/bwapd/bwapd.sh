@@ -241,10 +241,12 @@ else
 		i=$((i + 1))
 	done
 	killall -USR1 wi_hold
+	told=$?
 	wait $ep
 	rc=$?
 	out=$(cat /tmp/exec.out)
 	echo "$out" | sed 's/^/# /'
+	check "tuner: exec: says it is tuned while the program still runs" 0 $told
 	check "tuner: exec: the program's exit status" 0 $rc
 	check "tuner: exec: waited for bwapd_stable()" 1 "$(echo "$out" | grep -c 'wi_hold is stable$')"
 	check "tuner: exec: tuned on node 0" 1 "$(echo "$out" | grep -c 'on workers 0 (model)')"

@@ -538,6 +538,8 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 			printf("%s: DWP %.3f after %d steps, %llu pages moved%s\n",
 			       name, r.dwp, r.steps, (unsigned long long)r.moved,
 			       r.failed ? " (some could not move: a node was full)" : "");
+		/* seen now, not when the watching ends: stdout may be a file */
+		fflush(stdout);
 		l.st.dwp = r.dwp;
 		if (!(o->watch >= 0) || r.skipped)
 			break;

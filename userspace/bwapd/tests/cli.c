@@ -325,8 +325,8 @@ TEST_F(cli, tune_and_status)
 
 	/* a tuner that watches for a long time (model time runs fast) */
 	snprintf(cmd, sizeof(cmd),
-		 "%s --run-dir %s --model %s --file %s tune --workload %s --workers 0 --watch 1e9 >/dev/null 2>&1 & echo $!",
-		 BWAPD_BIN, rd, self->b, self->file, wl);
+		 "%s --run-dir %s --model %s --file %s tune --workload %s --workers 0 --watch 1e9 >%s/watch.out 2>&1 & echo $!",
+		 BWAPD_BIN, rd, self->b, self->file, wl, self->dir);
 	p = popen(cmd, "r");
 	ASSERT_NE(NULL, p);
 	ASSERT_EQ(1, fscanf(p, "%d", &tuner));
@@ -342,6 +342,10 @@ TEST_F(cli, tune_and_status)
 		"for t in d['tuners']] == "
 		"[('mixed', 'model', '0', 'watching', False, 'stalls/instruction')]"))
 		TH_LOG("%s", r.out);
+	/* its result is in its output (a file) while it watches, not at exit */
+	snprintf(cmd, sizeof(cmd), "grep -q '^model: DWP [0-9.]* after [0-9]* steps' %s/watch.out",
+		 self->dir);
+	EXPECT_EQ(0, system(cmd)) TH_LOG("no result line in the output while watching");
 	/* stopped: its entry goes */
 	ASSERT_EQ(0, kill(tuner, SIGTERM));
 	for (i = 0; i < 100; i++) {
