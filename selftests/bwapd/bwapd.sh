@@ -90,6 +90,9 @@ got="$(cat $W/node0) $(cat $W/node1) $(cat $W/node2) $(cat $W/node3)"
 check "sysfs weights 22 18 11 8" "22 18 11 8" "$got"
 out=$(bwapd --file $F apply 0 2>&1)
 check "apply again changes nothing" 1 "$(echo "$out" | grep -c '0 of 4 weights changed')"
+json=$(bwapd --file $F show --json 0)
+check "show: the kernel's weights beside bwapd's" 1 \
+	"$(echo "$json" | grep -c '"kernel": { "weights": \[ 22, 18, 11, 8 \]')"
 
 # --- the pages of a process follow ------------------------------------------------
 if ! command -v numactl >/dev/null || ! numactl --help 2>&1 | grep -q weighted; then
@@ -141,6 +144,28 @@ hold() {
 		i=$((i + 1))
 	done
 }
+# pages_follow LABEL W0 W1 W2 W3: the weighted pages of process $hp lie
+# on the nodes in these weights' shares (within 1 %)
+pages_follow() {
+	label=$1
+	shift
+	set -- "$@" 0 0 0 0
+	line=$(grep 'anon=' /proc/$hp/numa_maps | grep weighted | sort -t= -k2 -n | tail -1)
+	echo "# $line"
+	wsum=$(($1 + $2 + $3 + $4))
+	[ "$wsum" -gt 0 ] || wsum=1
+	for i in 0 1 2 3; do
+		eval "w=\$$((i + 1))"
+		p=$(echo "$line" | tr ' ' '\n' | sed -n "s/^N$i=//p")
+		tot=$(echo "$line" | tr ' ' '\n' | sed -n 's/^N[0-9]=//p' | awk '{ s += $1 } END { print s }')
+		if awk -v p="${p:-0}" -v t="$tot" -v w="$w" -v s="$wsum" \
+			'BEGIN { d = p / t - w / s; exit !(t > 0 && d <= 0.01 && d >= -0.01) }'; then
+			ok "$label: node$i holds its final weight's share ($p of $tot pages, weight $w of $wsum)"
+		else
+			not_ok "$label: node$i holds its final weight's share ($p of $tot pages, weight $w of $wsum)"
+		fi
+	done
+}
 # numactl --show says whether the kernel has per-process weights.
 task_weights() {
 	! numactl -w 0 numactl --show 2>/dev/null | grep -q '^taskweights: unsupported'
@@ -151,6 +176,15 @@ elif ! task_weights; then
 	# Named like the cases it stands for, so that a comparison with an
 	# upstream kernel pairs them (scripts/compare-upstream.sh).
 	echo "ok $((n += 1)) - tuner: per-process weights # SKIP kernel without set_mempolicy_weights(2): nothing to tune"
+	# tune --pid says why it cannot tune one process, and what it can do
+	hold 16
+	out=$(bwapd --file $F --model "$MODEL" tune --pid $hp --workload "$WL" 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/# /'
+	check "tuner: tune --pid tunes the process, or says why not and offers --global" "1 1" \
+		"$rc $(echo "$out" | grep -c 'no set_mempolicy_weights(2), so it cannot give one process weights of its own.*--global tunes the global weights instead')"
+	kill $hp
+	wait $hp 2>/dev/null
 else
 	ok "tuner: per-process weights"
 	# what the tuner finds on the model alone, from the same canonical weights
@@ -166,6 +200,7 @@ else
 	rc=$?
 	echo "$out" | sed 's/^/# /'
 	check "tuner: tune --pid exit status" 0 $rc
+	check "tuner: tune --pid tunes the process, or says why not and offers --global" 0 $rc
 	rdwp=$(echo "$out" | last_dwp)
 	if awk -v a="$rdwp" -v b="$mdwp" 'BEGIN { d = a - b; exit !(a != "" && d <= 0.05 && d >= -0.05) }'; then
 		ok "tuner: the process ends at the model's DWP ($rdwp vs $mdwp)"
@@ -174,22 +209,7 @@ else
 	fi
 	# its pages, node by node, against the final weights
 	# shellcheck disable=SC2046 # four numbers
-	set -- $(echo "$out" | last_weights) 0 0 0 0
-	line=$(grep 'anon=' /proc/$hp/numa_maps | grep weighted | sort -t= -k2 -n | tail -1)
-	echo "# $line"
-	wsum=$(($1 + $2 + $3 + $4))
-	[ "$wsum" -gt 0 ] || wsum=1
-	for i in 0 1 2 3; do
-		eval "w=\$$((i + 1))"
-		p=$(echo "$line" | tr ' ' '\n' | sed -n "s/^N$i=//p")
-		tot=$(echo "$line" | tr ' ' '\n' | sed -n 's/^N[0-9]=//p' | awk '{ s += $1 } END { print s }')
-		if awk -v p="${p:-0}" -v t="$tot" -v w="$w" -v s="$wsum" \
-			'BEGIN { d = p / t - w / s; exit !(t > 0 && d <= 0.01 && d >= -0.01) }'; then
-			ok "tuner: node$i holds its final weight's share ($p of $tot pages, weight $w of $wsum)"
-		else
-			not_ok "tuner: node$i holds its final weight's share ($p of $tot pages, weight $w of $wsum)"
-		fi
-	done
+	pages_follow "tuner" $(echo "$out" | last_weights)
 
 	# another user's process: refused with the reason, nothing changed
 	if [ -x /usr/lib/wi/wi_runas ]; then
@@ -279,6 +299,40 @@ else
 	out=$(bwapd --file $F --model "$MODEL" tune --pid $hp --workload "$WL" 2>&1)
 	check "tuner: gone process refused" 1 $?
 	check "tuner: gone process message" 1 "$(echo "$out" | grep -c "process $hp: No such process")"
+fi
+
+# --- tuning through the global weights (--global), on every kernel ------------
+# For kernels without per-process weights: the process's pages follow
+# the global weights bwapd tunes, and bwapd says what that means for
+# every other process.
+if [ -x $HOLD ] && [ -f $MODEL ]; then
+	hold 32
+	out=$(bwapd --file $F --model "$MODEL" tune --global --pid $hp --workload "$WL" \
+		--max-steps 4 --json 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/# /'
+	check "global: tune --global exit status" 0 $rc
+	check "global: says every other process follows the weights" 1 \
+		"$(echo "$out" | grep -c 'through the global weights: every process under weighted interleave without weights of its own follows them')"
+	# shellcheck disable=SC2046 # four numbers
+	set -- $(echo "$out" | last_weights)
+	check "global: the sysfs weights are the tuned ones" "$*" \
+		"$(cat $W/node0) $(cat $W/node1) $(cat $W/node2) $(cat $W/node3)"
+	# shellcheck disable=SC2046 # four numbers
+	pages_follow "global" $(echo "$out" | last_weights)
+	kill $hp
+	wait $hp 2>/dev/null
+	out=$(/usr/lib/wi/wi_runas 65534 bwapd --file $F --model "$MODEL" --run-dir "" \
+		exec --global --workload "$WL" -- true 2>&1)
+	echo "$out" | sed 's/^/# /'
+	check "global: as another user than root: refused, saying why" 1 \
+		"$(echo "$out" | grep -c 'node0: Permission denied (the global weights are root.s)')"
+	out=$(bwapd --file $F --model "$MODEL" tune --global --workload "$WL" 2>&1)
+	check "global: without --pid: usage error" "2 1" \
+		"$? $(echo "$out" | grep -c -- '--global tunes a process: it needs --pid')"
+	for i in 0 1 2 3; do echo 1 >$W/node$i; done
+else
+	skip "wi_hold or the model presets not in the image"
 fi
 
 # --- bad input ----------------------------------------------------------------

@@ -137,21 +137,7 @@ static int real_weights_get(struct bwapd_backend *b, uint8_t *w, int nr)
 
 static int real_weight_set(struct bwapd_backend *b, int node, uint8_t w)
 {
-	struct real *p = priv(b);
-	char path[1200];
-	FILE *f;
-	int ret = 0;
-
-	snprintf(path, sizeof(path), "%s%s/node%d", p->root, BWAPD_WEIGHTS_DIR,
-		 node);
-	f = fopen(path, "r+");
-	if (!f)
-		return -errno;
-	if (fprintf(f, "%u\n", w) < 0)
-		ret = -errno;
-	if (fclose(f) && !ret)
-		ret = -errno;
-	return ret;
+	return bwapd_weight_write(priv(b)->root, node, w);
 }
 
 static const struct bwapd_backend_ops real_ops = {

@@ -27,13 +27,14 @@
 #endif
 
 /* Weighted interleave over every memory node, the canonical DWP 0 weights. */
-static int exec_policy(const uint8_t *w, int nr,
-		       unsigned long *mask)
+/* The program's policy, and its own weights unless --global. */
+static int exec_policy(const uint8_t *w, int nr, unsigned long *mask,
+		       int global)
 {
 	if (syscall(SYS_set_mempolicy, MPOL_WEIGHTED_INTERLEAVE_MODE, mask,
 		    8 * sizeof(*mask) + 1) ||
-	    syscall(SYS_set_mempolicy_weights, PIDFD_SELF_THREAD_GROUP, w,
-		    (unsigned long)nr, 0U))
+	    (!global && syscall(SYS_set_mempolicy_weights,
+				PIDFD_SELF_THREAD_GROUP, w, (unsigned long)nr, 0U)))
 		return -errno;
 	return 0;
 }
@@ -62,6 +63,14 @@ static int exec_and_tune(const struct opts *o, char **argv)
 		return 1;
 	}
 	bwapd_backend_destroy(&b);
+	/* --global: the DWP 0 weights become the global ones now */
+	if (o->global) {
+		char why[256];
+		int ret = bwapd_weights_write("", w, topo.nr_nodes, why, sizeof(why));
+
+		if (ret)
+			return cmd_error("exec", ret, why);
+	}
 	mask = topo.mem_nodes;
 	/* closed by a successful exec; the child's errno otherwise */
 	if (pipe2(p, O_CLOEXEC) || (o->wait_stable && pipe2(notify, O_CLOEXEC)))
@@ -71,7 +80,7 @@ static int exec_and_tune(const struct opts *o, char **argv)
 	if (pid < 0)
 		return cmd_error("fork", -errno, NULL);
 	if (!pid) {
-		int err = -exec_policy(w, topo.nr_nodes, &mask);
+		int err = -exec_policy(w, topo.nr_nodes, &mask, o->global);
 
 		close(p[0]);
 		if (!err && o->wait_stable) {

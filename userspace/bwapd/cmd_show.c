@@ -4,12 +4,51 @@
  * (profile prints what it wrote the same way).
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd.h"
 #include "json_out.h"
 
-void cmd_show_table(const struct bwapd_file *f, int nr_nodes,
-		    uint32_t only)
+/*
+ * The weights the kernel uses now, next to bwapd's: on a real machine
+ * with weight files, and whether the kernel derived them itself ("auto",
+ * Linux 6.16 and this project's series) or an admin or bwapd set them.
+ */
+struct kernel_weights {
+	int have;
+	int automatic;			/* 1, 0, or -1: no auto file */
+	uint8_t w[BWAPD_MAX_NODES];
+};
+
+static void kernel_weights(const struct opts *o, struct bwapd_backend *b,
+			   const struct bwapd_topology *t,
+			   struct kernel_weights *k)
+{
+	char buf[16];
+	int i;
+
+	memset(k, 0, sizeof(*k));
+	if (strcmp(b->ops->name, "real"))
+		return;
+	for (i = 0; i < t->nr_nodes; i++)
+		k->have |= t->node[i].has_weight;
+	if (!k->have || b->ops->weights_get(b, k->w, t->nr_nodes)) {
+		k->have = 0;
+		return;
+	}
+	k->automatic = -1;
+	if (!bwapd_read_text(o->root ? o->root : "", BWAPD_WEIGHTS_DIR "/auto",
+			     buf, sizeof(buf)))
+		k->automatic = !strncmp(buf, "true", 4);
+}
+
+static const char *kernel_source(const struct kernel_weights *k)
+{
+	return k->automatic > 0 ? "auto" : "set";
+}
+
+static void show_table(const struct bwapd_file *f, int nr_nodes,
+		       uint32_t only, const struct kernel_weights *k)
 {
 	char list[64];
 	int i, j;
@@ -32,9 +71,23 @@ void cmd_show_table(const struct bwapd_file *f, int nr_nodes,
 		       "measured" : bwapd_nodelist_format(r->same_as, list,
 							  sizeof(list)));
 	}
+	if (!k || !k->have)
+		return;
+	/* the kernel's global weights, as a row of the same table */
+	printf("%-10s %-9s", "kernel", kernel_source(k));
+	for (j = 0; j < nr_nodes; j++)
+		printf(" %6u", k->w[j]);
+	printf(" %6s  %s\n", "-", k->automatic > 0 ? "the kernel's own (auto)" :
+	       k->automatic == 0 ? "written (auto off)" : "written (no auto)");
 }
 
-void cmd_show_json(const struct bwapd_file *f, int nr_nodes, uint32_t only)
+void cmd_show_table(const struct bwapd_file *f, int nr_nodes, uint32_t only)
+{
+	show_table(f, nr_nodes, only, NULL);
+}
+
+static void show_json(const struct bwapd_file *f, int nr_nodes,
+		      uint32_t only, const struct kernel_weights *k)
 {
 	json_object *doc = json_object_new_object(), *sk, *sets;
 	char list[64];
@@ -65,11 +118,27 @@ void cmd_show_json(const struct bwapd_file *f, int nr_nodes, uint32_t only)
 		json_object_array_add(sets, js);
 	}
 	json_object_object_add(doc, "worker_sets", sets);
+	if (k && k->have) {
+		json_object *kw = json_object_new_object();
+
+		bj_u8s(kw, "weights", k->w, nr_nodes);
+		if (k->automatic < 0)
+			json_object_object_add(kw, "auto", NULL);
+		else
+			bj_bool(kw, "auto", k->automatic);
+		json_object_object_add(doc, "kernel", kw);
+	}
 	bj_print(doc);
+}
+
+void cmd_show_json(const struct bwapd_file *f, int nr_nodes, uint32_t only)
+{
+	show_json(f, nr_nodes, only, NULL);
 }
 
 int cmd_show(const struct opts *o, const char *arg)
 {
+	struct kernel_weights k;
 	struct bwapd_file f;
 	struct bwapd_backend b;
 	struct bwapd_topology t;
@@ -80,15 +149,16 @@ int cmd_show(const struct opts *o, const char *arg)
 		return EXIT_USAGE;
 	if (cmd_load_file(o, &b, &t, &f))
 		return 1;
+	kernel_weights(o, &b, &t, &k);
 	bwapd_backend_destroy(&b);
 	if (only && !bwapd_file_find(&f, only)) {
 		rc = cmd_unknown_set(&f, arg);
 	} else if (o->json) {
-		cmd_show_json(&f, t.nr_nodes, only);
+		show_json(&f, t.nr_nodes, only, &k);
 	} else {
 		printf("canonical weights: %s (backend %s, %s)\n", o->file,
 		       f.backend, f.created);
-		cmd_show_table(&f, t.nr_nodes, only);
+		show_table(&f, t.nr_nodes, only, &k);
 		printf("%d sets skipped when profiling: %d symmetric (listed, derived), %d spread out\n",
 		       f.nr_symmetric + f.nr_spread, f.nr_symmetric, f.nr_spread);
 	}

@@ -336,6 +336,11 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 		bwapd_backend_destroy(&b);
 		return EXIT_USAGE;
 	}
+	if (o->global && !pid) {
+		bwapd_log(BWAPD_LOG_ERR, "--global tunes a process: it needs --pid");
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	if (pid) {
 		snprintf(name, sizeof(name), "%d", (int)pid);
 		ret = bwapd_target_process(&proc, pid, topo.nr_nodes, &topo);
@@ -345,6 +350,12 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 		}
 		workers = proc.workers;
 		t = &proc;
+		if (o->global) {
+			bwapd_target_process_global(&proc);
+			bwapd_log(BWAPD_LOG_WARNING, "tuning process %d through the global "
+				"weights: every process under weighted interleave "
+				"without weights of its own follows them", (int)pid);
+		}
 	} else {
 		snprintf(name, sizeof(name), "model");
 		t = NULL;

@@ -118,6 +118,11 @@ static const struct optdef {
 	  "a high-priority process on other nodes to protect" },
 	{ "protect", K_DBL, O(tune.protect), 0, 0.999999, B(C_TUNE), "P",
 	  "share of its speed the high-priority job may lose (default 0.02)" },
+	{ "global", K_FLAG, O(global), 0, 0, B(C_TUNE) | B(C_EXEC), NULL,
+	  "tune the global weights instead of the process's own (kernels\n"
+	  "without per-process weights): every process under weighted\n"
+	  "interleave without weights of its own follows them, so only on a\n"
+	  "machine dedicated to this application; root" },
 	{ "corun", K_STR, O(corun), 0, 0, B(C_TUNE), "W.json",
 	  "the model's high-priority workload beside the one tuned" },
 	{ "corun-workers", K_STR, O(corun_workers), 0, 0, B(C_TUNE), "NODES",

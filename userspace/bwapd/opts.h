@@ -38,6 +38,7 @@ struct opts {
 	pid_t hi_pid;
 	double watch, delay, scan;
 	int wait_stable;
+	int global;
 	int log_level;
 	struct bwapd_tune_opts tune;
 };
@@ -47,7 +48,7 @@ enum { C_TOPOLOGY, C_PROFILE, C_SHOW, C_APPLY, C_TUNE, C_EXEC, C_STATUS,
        C_DAEMON, NR_CMDS, C_RULE = NR_CMDS };
 
 /* The options in the table of opts.c (which checks the count). */
-#define NR_OPTS		42
+#define NR_OPTS		43
 
 /* The words of the command line that are not options. */
 struct words {

@@ -71,6 +71,13 @@ struct bwapd_target {
 int bwapd_target_process(struct bwapd_target *t, pid_t pid, int nr_nodes,
 			 const struct bwapd_topology *topo);
 /*
+ * Tune process target t through the global weights (BWAPD_WEIGHTS_DIR)
+ * instead of its own: for kernels without per-process weights, on a
+ * machine dedicated to that one process, since every process under
+ * weighted interleave without weights of its own follows them.
+ */
+void bwapd_target_process_global(struct bwapd_target *t);
+/*
  * A workload of the NUMA bandwidth model on a machine preset: counters
  * from the model, placement from the weights.  With 'real' (a process
  * target) the weights and pages are the real process's and the model

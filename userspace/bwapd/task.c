@@ -46,6 +46,7 @@ struct task {
 	int have_stall;
 	char no_stall[256];		/* why there are no counters */
 	double t0;
+	int global;			/* weights: the global ones */
 };
 
 static struct task *task_of(struct bwapd_target *t)
@@ -125,14 +126,22 @@ static int task_counters(struct bwapd_target *t, struct bwapd_counters *c)
 static int task_set_weights(struct bwapd_target *t, const uint8_t *w, int nr)
 {
 	struct task *k = task_of(t);
+	int err;
 
+	if (k->global)
+		return bwapd_weights_write("", w, nr, t->why, sizeof(t->why));
 	if (syscall(SYS_set_mempolicy_weights, k->pidfd, w,
 		    (unsigned long)nr, 0U) == 0)
 		return 0;
-	switch (errno) {
+	err = errno;
+	switch (err) {
 	case ENOSYS:
 		snprintf(t->why, sizeof(t->why),
-			 "the kernel has no set_mempolicy_weights(2)");
+			 "the kernel has no set_mempolicy_weights(2), so it cannot "
+			 "give one process weights of its own (upstream kernels have "
+			 "the global weights only; Documentation/kernel.md); on a "
+			 "machine dedicated to this application, --global tunes the "
+			 "global weights instead");
 		break;
 	case EPERM: {
 		char what[96];
@@ -146,9 +155,14 @@ static int task_set_weights(struct bwapd_target *t, const uint8_t *w, int nr)
 	default:
 		snprintf(t->why, sizeof(t->why),
 			 "set_mempolicy_weights(process %d): %s", (int)t->pid,
-			 strerror(errno));
+			 strerror(err));
 	}
-	return -errno;
+	return -err;
+}
+
+void bwapd_target_process_global(struct bwapd_target *t)
+{
+	task_of(t)->global = 1;
 }
 
 /* ---- numa_maps ---- */

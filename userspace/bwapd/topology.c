@@ -283,6 +283,41 @@ static int read_node(const char *root, struct bwapd_topology *t, int i,
 	return 0;
 }
 
+int bwapd_weight_write(const char *root, int node, uint8_t w)
+{
+	char path[1200];
+	FILE *f;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "%s%s/node%d", root, BWAPD_WEIGHTS_DIR,
+		 node);
+	f = fopen(path, "r+");
+	if (!f)
+		return -errno;
+	if (fprintf(f, "%u\n", w) < 0)
+		ret = -errno;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+int bwapd_weights_write(const char *root, const uint8_t *w, int nr,
+			char *why, size_t len)
+{
+	int i, ret;
+
+	for (i = 0; i < nr; i++) {
+		ret = w[i] ? bwapd_weight_write(root, i, w[i]) : 0;
+		if (ret) {
+			snprintf(why, len, "%s%s/node%d: %s%s", root,
+				 BWAPD_WEIGHTS_DIR, i, strerror(-ret),
+				 ret == -EACCES ? " (the global weights are root's)" : "");
+			return ret;
+		}
+	}
+	return 0;
+}
+
 int bwapd_topology_read(const char *root, struct bwapd_topology *t,
 			char *why, size_t len)
 {

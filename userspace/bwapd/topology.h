@@ -47,6 +47,18 @@ int bwapd_topology_read(const char *root, struct bwapd_topology *t,
 uint64_t bwapd_distance_hash(const struct bwapd_topology *t);
 uint64_t bwapd_topology_id(const struct bwapd_topology *t);
 
+/*
+ * Write node's global weight (BWAPD_WEIGHTS_DIR/nodeN below root, "" for
+ * /): 0 or -errno.
+ */
+int bwapd_weight_write(const char *root, int node, uint8_t w);
+/*
+ * Write the global weights w[0..nr-1] but those that are 0 (nodes the
+ * weights leave out): 0, or -errno with the file and the reason in why.
+ */
+int bwapd_weights_write(const char *root, const uint8_t *w, int nr,
+			char *why, size_t len);
+
 /* "0-2,5" <-> bitmask; parse returns -EINVAL on junk. */
 int bwapd_nodelist_parse(const char *s, uint32_t *mask);
 char *bwapd_nodelist_format(uint32_t mask, char *buf, size_t len);
