@@ -42,6 +42,9 @@ TOPOLOGY          ?= numa4
 export KCONFIG_FRAGMENTS VM_TIMEOUT
 
 R := build/results
+# Debian's upstream kernels on which bwapd's test-machine programs run too
+# (global weights only: bwapd without per-process weights)
+STOCK_KERNELS ?= 6.12
 HOST_TAP := $(foreach b,$(BASES),$(R)/host/tap/checkpatch-$(b).tap) \
 	    $(R)/host/tap/shellcheck.tap \
 	    $(R)/host/tap/manpages.tap $(R)/host/tap/model-*.tap \
@@ -51,6 +54,8 @@ HOST_TAP := $(foreach b,$(BASES),$(R)/host/tap/checkpatch-$(b).tap) \
 # then the bases compared with each other, test case by test case.
 VM_TAP    = $(foreach b,$(BASES),$(foreach t,$(TOPOLOGIES),$(R)/$(b)/$(t)/tap/vm.tap \
 		$(R)/$(b)/$(t)/tap/kernel-console.tap $(R)/$(b)/$(t)/tap/*.tap)) \
+	    $(foreach s,$(STOCK_KERNELS),$(R)/stock-$(s)/numa4/tap/vm.tap \
+		$(R)/stock-$(s)/numa4/tap/bwapd.tap $(R)/stock-$(s)/numa4/tap/bwapd_privileges.tap) \
 	    $(R)/compare-series/compare-*.tap
 STAGES    := $(BUILD)/stage-times
 TIMED      = scripts/timed.sh $(STAGES)
@@ -190,7 +195,7 @@ check:
 	@rm -rf $(RESULTS)
 	@$(TIMED) "host tests" $(MAKE) --no-print-directory host-tests
 	@$(TIMED) "test machines (all)" scripts/vm-tests.sh --initrd $(INITRAMFS) \
-		--bases "$(BASES)" --topologies "$(TOPOLOGIES)" \
+		--bases "$(BASES)" --topologies "$(TOPOLOGIES)" --stock "$(STOCK_KERNELS)" \
 		--out $(RESULTS) --stages $(STAGES)
 	@scripts/compare-upstream.sh --compare-results \
 		"$(foreach b,$(BASES),$(RESULTS)/$(b))" --topology "$(TOPOLOGIES)" \

@@ -6,7 +6,8 @@
 # boot's time as a stage of make check.
 #
 # usage: vm-tests.sh --initrd CPIO --out DIR --bases "6.1 6.12"
-#                    --topologies "numa4 cxl ..." [--jobs N] [--stages FILE]
+#                    --topologies "numa4 cxl ..." [--stock "6.12 ..."]
+#                    [--jobs N] [--stages FILE]
 #
 # The kernel of BASE is build/BASE/kernel/arch/x86/boot/bzImage. Most test
 # programs keep one emulated CPU busy, which is one host thread under TCG,
@@ -14,11 +15,16 @@
 # (default $VM_JOBS, else the number of host CPUs) sets how many run at
 # once. The longest boots start first. A machine that does not finish is
 # reported by its TAP (vm.tap), not by the exit status, which is 0.
+#
+# --stock boots Debian's upstream kernels of those series (upstream_kernel
+# in lib.sh: weighted interleave with global weights only, as users of
+# stock kernels have it) in numa4 with bwapd's programs only, into
+# OUT/stock-SERIES/numa4: bwapd as it works without per-process weights.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-INITRD='' OUT='' BASES_ARG='' TOPOS='' STAGES=/dev/null
+INITRD='' OUT='' BASES_ARG='' TOPOS='' STOCK='' STAGES=/dev/null
 JOBS=${VM_JOBS:-$(nproc)}
 while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || die "usage: $0 --initrd CPIO --out DIR --bases LIST --topologies LIST [--jobs N] [--stages FILE]"
@@ -27,6 +33,7 @@ while [ $# -gt 0 ]; do
 	--out) OUT=$2 ;;
 	--bases) BASES_ARG=$2 ;;
 	--topologies) TOPOS=$2 ;;
+	--stock) STOCK=$2 ;;
 	--jobs) JOBS=$2 ;;
 	--stages) STAGES=$2 ;;
 	*) die "unknown argument: $1" ;;
@@ -40,19 +47,45 @@ fi
 
 scripts_dir=$(dirname "$0")
 mkdir -p "$OUT"
-# Topology-major order: the first topology (numa4) is the longest.
+# boot NAME KERNEL TOPOLOGY [vm-run.sh ARG...], once a slot is free
+boot() {
+	local name=$1 k=$2 t=$3
+	shift 3
+	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
+		wait -n || true
+	done
+	info "booting $t on $name"
+	"$scripts_dir/timed.sh" "$STAGES" " vm $name $t" \
+		"$scripts_dir/vm-run.sh" --kernel "$k" --initrd "$INITRD" \
+		--topology "$t" --mode test --out "$OUT/$name/$t" "$@" \
+		>"$OUT/$name-$t.log" 2>&1 &
+}
+
+# The stock kernels first, while nothing else needs the network.
+declare -A stock_kernel
+for s in $STOCK; do
+	# a kernel that cannot be fetched leaves its TAP files missing,
+	# which fails the run at the end, not the other machines
+	if k=$(upstream_kernel "$s"); then
+		stock_kernel[$s]=$k
+	else
+		warn "no stock $s kernel: its machine is left out"
+	fi
+done
+# Topology-major order: the first topology (numa4) is the longest, then
+# the stock kernels' shorter numa4 runs.
+first=1
 for t in $TOPOS; do
 	for b in $BASES_ARG; do
 		k=$BUILD_DIR/$b/kernel/arch/x86/boot/bzImage
 		[ -f "$k" ] || die "no kernel for base $b: $k (make kernel BASE=$b)"
-		while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
-			wait -n || true
-		done
-		info "booting $t on $b"
-		"$scripts_dir/timed.sh" "$STAGES" " vm $b $t" \
-			"$scripts_dir/vm-run.sh" --kernel "$k" --initrd "$INITRD" \
-			--topology "$t" --mode test --out "$OUT/$b/$t" \
-			>"$OUT/$b-$t.log" 2>&1 &
+		boot "$b" "$k" "$t"
+	done
+	[ -n "$first" ] || continue
+	first=''
+	for s in "${!stock_kernel[@]}"; do
+		boot "stock-$s" "${stock_kernel[$s]}" numa4 \
+			--append "wi.only=bwapd,bwapd_privileges"
 	done
 done
 wait || true

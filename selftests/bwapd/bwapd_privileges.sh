@@ -57,13 +57,14 @@ setpriv_caps() {
 	echo "$s"
 }
 # as_service "CAP_A CAP_B" COMMAND...: as the service's user with exactly
-# these capabilities (and no others, not even in the bounding set)
+# these capabilities (and no others, not even in the bounding set); it
+# execs COMMAND, so call it in a subshell: $(...) or &
 as_service() {
 	# shellcheck disable=SC2086 # a list of capabilities
 	set -- "$(setpriv_caps $1)" "$@"
 	c=$1
 	shift 2
-	/usr/bin/setpriv --reuid=$SVC --regid=$SVC --clear-groups --inh-caps="$c" \
+	exec /usr/bin/setpriv --reuid=$SVC --regid=$SVC --clear-groups --inh-caps="$c" \
 		--ambient-caps="$c" --bounding-set="$c" -- "$@"
 }
 # the capabilities in effect for bwapd, as the kernel sees them
