@@ -112,6 +112,9 @@ static const struct optdef {
 	  "tune once the program calls bwapd_stable()" },
 	{ "watch", K_DBL, O(watch), 0, 1e12, TUNERS, "S",
 	  "then watch S seconds for phase changes (0: until the process exits)" },
+	{ "watch-every", K_DBL, O(tune.watch_every), 0, 3600, TUNERS, "S",
+	  "while watching, one period every S seconds, 0 to 3600 (default 5;\n"
+	  "0: one after the other)" },
 	{ "plot", K_STR, O(plot), 0, 0, B(C_TUNE) | B(C_EXEC), "FILE.svg",
 	  "draw the run when the tuner stops" },
 	{ "high-priority", K_INT, O(hi_pid), 1, INT_MAX, B(C_TUNE), "PID",

@@ -41,6 +41,7 @@ void bwapd_tune_opts_default(struct bwapd_tune_opts *o)
 	o->min_mapi = 0.001;
 	o->phase_change = 0.25;
 	o->phase_periods = 3;
+	o->watch_every = 5;
 	o->protect = 0.02;
 	o->u8_err = 0.001;
 	o->migrate.batch = 1024;
@@ -56,7 +57,7 @@ int bwapd_tune_opts_check(const struct bwapd_tune_opts *o)
 	    o->max_steps > MAX_POINTS - 2 || !(o->min_mapi >= 0) ||
 	    !(o->floor >= 0 && o->floor <= o->start && o->start <= 1) ||
 	    !(o->phase_change > 0) ||
-	    o->phase_periods < 1 || !(o->protect >= 0 && o->protect < 1) || !(o->u8_err >= 0 && o->u8_err < 1) ||
+	    o->phase_periods < 1 || !(o->watch_every >= 0) || !(o->protect >= 0 && o->protect < 1) || !(o->u8_err >= 0 && o->u8_err < 1) ||
 	    !(o->migrate.pages_per_s >= 0))
 		return -EINVAL;
 	return 0;
@@ -428,6 +429,12 @@ int bwapd_tune_watch(struct bwapd_target *t, const struct bwapd_tune_opts *o,
 		if (run >= o->phase_periods) {
 			*changed = 1;
 			return 0;
+		}
+		/* idle between two looks: watching many processes costs little */
+		if (o->watch_every > 0) {
+			ret = t->ops->wait(t, o->watch_every);
+			if (ret)
+				return ret;
 		}
 	}
 }

@@ -34,6 +34,7 @@ struct bwapd_tune_opts {
 	/* phase change: the stall rate moves by more than this share... */
 	double phase_change;
 	int phase_periods;		/* ...for this many periods in a row */
+	double watch_every;		/* watching: seconds from one period to the next */
 	struct bwapd_migrate_opts migrate;
 	/* called after every measurement; may be NULL */
 	void (*log)(void *arg, const struct bwapd_tune_step *s);

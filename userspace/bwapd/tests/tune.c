@@ -279,14 +279,18 @@ TEST_F(target, phase_change_tunes_again)
 	int changed = -1;
 
 	ASSERT_EQ(0, bwapd_tune(&self->t, self->canon, &self->o, &self->r));
-	/* a steady phase: nothing to do */
+	/*
+	 * A steady phase: nothing to do.  Watching looks once every
+	 * watch_every (5) seconds, and a change takes 3 looks in a row: 30
+	 * seconds of the model's time hold 5 looks.
+	 */
 	ASSERT_EQ(0, bwapd_tune_watch(&self->t, &self->o, self->r.stall_rate,
-				      5, &changed));
+				      30, &changed));
 	EXPECT_EQ(0, changed);
 	ASSERT_EQ(0, bwm_test_load("bwap-b", "latency-bound", 1, &self->m, &lat));
 	ASSERT_EQ(0, bwapd_target_model_workload(&self->f.inner, &lat));
 	ASSERT_EQ(0, bwapd_tune_watch(&self->t, &self->o, self->r.stall_rate,
-				      5, &changed));
+				      30, &changed));
 	EXPECT_EQ(1, changed);
 	self->o.start = self->r.dwp;
 	ASSERT_EQ(0, bwapd_tune(&self->t, self->canon, &self->o, &self->r));
