@@ -63,7 +63,7 @@ TIMED      = scripts/timed.sh $(STAGES)
 .PHONY: help deps source kernel kernels kernel-deb harness-source selftests numactl \
 	numactl-deb initramfs check checkpatch host-tests \
 	shellcheck manlint series-build demo bench bench-kernel \
-	compare-upstream shell clean model model-check bench-model bwapd bwapd-check bwapd-static \
+	compare-upstream shell clean model model-check bench-model bench-bwapd bwapd bwapd-check bwapd-static \
 	bwapd-deb bwapd-package-check
 
 help:
@@ -100,6 +100,8 @@ help:
 	@echo '  model-check   the model'"'"'s tests under ASan/UBSan on the host (TAP in'
 	@echo '                build/results/host/tap/model-*.tap)'
 	@echo '  bench-model   model predictions per second, exhaustive search time'
+	@echo '  bench-bwapd   the daemon following 256 processes in numa4: CPU time and'
+	@echo '                memory per tuned process'
 	@echo '  bwapd         build bwapd, canonical weights and the tuner (build/bwapd/bwapd)'
 	@echo '  bwapd-check   bwapd'"'"'s tests under ASan/UBSan on the host, against'
 	@echo '                the model presets and fake sysfs trees (TAP in'
@@ -223,6 +225,17 @@ bench: initramfs
 	done
 	@scripts/bench.sh $(foreach b,$(BASES),--kernel $(b)=$(BUILD)/$(b)/kernel-bench/arch/x86/boot/bzImage) \
 		--initrd $(INITRAMFS) --topology $(TOPOLOGY) --out $(RESULTS)/$@
+
+# bwapd's daemon following BWAPD_BENCH_PROCS processes (default 256) on
+# the benchmark kernel of BASE (no debugging options): CPU time and
+# memory per tuned process.
+BWAPD_BENCH_PROCS ?= 256
+bench-bwapd: bench-kernel initramfs
+	@rm -rf $(RESULTS)/$@
+	@VM_TEST_TIMEOUT=3600 scripts/vm-run.sh --kernel $(BENCH_BZIMAGE) --initrd $(INITRAMFS) \
+		--topology numa4 --mode test --timeout 4000 --out $(RESULTS)/$@ \
+		--append "wi.only=bwapd_bench bwapd_bench.procs=$(BWAPD_BENCH_PROCS)" >/dev/null
+	@grep -h '^# bench:\|^not ok' $(RESULTS)/$@/tap/bwapd_bench.tap
 
 # The same tests on Debian's upstream 6.12 and 7.3 kernels: every test
 # case must give the same result on each, but for deliberate differences.

@@ -4,8 +4,9 @@
 # /init of the test initramfs (busybox sh).
 #
 # Kernel command line:
-#   wi.mode=test    run /wi/checks/* then /selftests/* (sorted; wi_demo and
-#                   wi_bench excluded), each one's stdout+stderr going to
+#   wi.mode=test    run /wi/checks/* then /selftests/* (sorted; wi_demo,
+#                   wi_bench and the *_bench benchmarks excluded unless
+#                   wi.only names them), each one's stdout+stderr going to
 #                   /dev/ttyS1 between "### BEGIN <name>" and
 #                   "### END <name> rc=<exit code>"; then power off
 #   wi.mode=demo    the same for /selftests/wi_demo only
@@ -143,6 +144,7 @@ test)
 		fi
 		case ${t##*/} in
 		wi_demo|wi_bench) continue ;;
+		*_bench) [ -n "$ONLY" ] || continue ;;	# benchmarks: when named
 		esac
 		run_one "$t"
 	done
