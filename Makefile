@@ -48,7 +48,8 @@ STOCK_KERNELS ?= 6.12
 HOST_TAP := $(foreach b,$(BASES),$(R)/host/tap/checkpatch-$(b).tap) \
 	    $(R)/host/tap/shellcheck.tap \
 	    $(R)/host/tap/manpages.tap $(R)/host/tap/model-*.tap \
-	    $(R)/host/tap/bwapd-*.tap $(R)/host/tap/package-bwapd.tap
+	    $(R)/host/tap/bwapd-*.tap $(R)/host/tap/package-bwapd.tap \
+	    $(R)/host/tap/numactl-*.tap
 # Per base and topology: did the VM finish, was the console clean, then
 # every program (the glob is expanded by the shell, after the VMs ran);
 # then the bases compared with each other, test case by test case.
@@ -61,7 +62,7 @@ STAGES    := $(BUILD)/stage-times
 TIMED      = scripts/timed.sh $(STAGES)
 
 .PHONY: help deps source kernel kernels kernel-deb harness-source selftests numactl \
-	numactl-deb initramfs check checkpatch host-tests \
+	numactl-deb numactl-package-check initramfs check checkpatch host-tests \
 	shellcheck manlint series-build demo bench bench-kernel \
 	compare-upstream shell clean model model-check bench-model bwapd bwapd-check bwapd-static \
 	bwapd-deb bwapd-package-check
@@ -82,6 +83,8 @@ help:
 	@echo '  selftests     make -C selftests into build/selftests (if selftests/Makefile exists)'
 	@echo '  numactl       numactl + numactl/*.patch from Debian'"'"'s source (build/numactl)'
 	@echo '  numactl-deb   Debian packages of it (numactl, libnuma1, libnuma-dev) in build/numactl/deb'
+	@echo '  numactl-package-check  numactl-deb, then installed in a clean Debian 12 root and'
+	@echo '                offered a later Debian libnuma1 (TAP in .../numactl-package.tap)'
 	@echo '  initramfs     build/initramfs.cpio.gz with busybox, /init, the selftests, numactl,'
 	@echo '                a static bwapd'
 	@echo '  checkpatch    checkpatch.pl --strict on each patch of the series of BASE (TAP)'
@@ -149,6 +152,18 @@ numactl: deps
 numactl-deb: numactl
 	@scripts/build-numactl-deb.sh
 
+# The packages in a clean Debian 12 root, then offered a later Debian
+# libnuma1 that lacks the fork's calls.
+numactl-package-check:
+	@mkdir -p $(R)/host/tap
+	@if scripts/build-numactl-deb.sh >$(BUILD)/numactl-deb.log 2>&1; then \
+		numactl/host-tests/package.sh $(BUILD)/numactl/deb \
+			>$(R)/host/tap/numactl-package.tap 2>&1; \
+	else \
+		echo "Bail out! make numactl-deb failed: $$(tail -n 1 $(BUILD)/numactl-deb.log)" \
+			>$(R)/host/tap/numactl-package.tap; \
+	fi; grep -v '^#' $(R)/host/tap/numactl-package.tap | tail -n 2
+
 initramfs: selftests numactl bwapd-static
 	@KSRC=$(HARNESS_SRC) scripts/build-initramfs.sh --out $(INITRAMFS) \
 		--selftests $(or $(SELFTESTS_BIN),$(SELFTESTS)) \
@@ -183,6 +198,8 @@ host-tests:
 	@$(MAKE) --no-print-directory model-check >/dev/null 2>&1 || true
 	@$(MAKE) --no-print-directory bwapd-check >/dev/null 2>&1 || true
 	@$(MAKE) --no-print-directory bwapd-package-check >/dev/null 2>&1 || true
+	@$(TIMED) " numactl host tests" $(MAKE) --no-print-directory \
+		numactl-package-check >/dev/null 2>&1 || true
 
 # Every test program in every topology, on the kernel of every base, then
 # the bases compared test case by test case. Test failures are reported by

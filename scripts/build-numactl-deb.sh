@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build Debian packages of numactl with the patches in numactl/: Debian's
-# own source package (fetched by build-numactl.sh) with the patches added
-# to debian/patches/series, the new libnuma symbols to the symbols file
-# and a changelog entry, built with dpkg-buildpackage.
+# Build Debian packages of numactl with the patches in numactl/:
+# upstream's release tarball (the orig tarball of Debian's source package
+# numactl/version), the packaging in numactl/debian (adapted from Debian
+# 12's 2.0.16-1: the archive serves no debian.tar.xz of 2.0.19-1) and the
+# patches as debian/patches, built with dpkg-buildpackage.
 #
 # usage: build-numactl-deb.sh
 #
@@ -18,59 +19,33 @@ case ${1:-} in -h|--help) script_help "$0"; exit 0 ;; esac
 
 PDIR=$REPO_ROOT/numactl
 NDIR=$BUILD_DIR/numactl
-NUMACTL_VERSION=$(tr -d '[:space:]' < "$PDIR/version")
-dsc=$NDIR/pkg/numactl_$NUMACTL_VERSION.dsc
-[ -f "$dsc" ] || "$REPO_ROOT/scripts/build-numactl.sh"
-if [ -z "$(installed_pkg_version debhelper)" ]; then
-	[ "$(id -u)" = 0 ] || die "debhelper is missing (apt-get install debhelper)"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-		debhelper >/dev/null
-fi
+NUMACTL_VERSION=$(numactl_version)
+UPSTREAM=${NUMACTL_VERSION%-*}
+ensure_packages debhelper dpkg-dev
+tarball=$(numactl_orig_tarball)
+
+PKG_VERSION=$(dpkg-parsechangelog -l "$PDIR/debian/changelog" -S Version)
+case $PKG_VERSION in
+"$NUMACTL_VERSION"+wi*) ;;
+*) die "numactl/debian/changelog is at $PKG_VERSION, not at $NUMACTL_VERSION+wi...: add an entry" ;;
+esac
 
 DEB=$NDIR/deb
-SRC=$DEB/numactl-${NUMACTL_VERSION%-*}
+SRC=$DEB/numactl-$UPSTREAM
 rm -rf "$DEB"
-mkdir -p "$DEB"
-dpkg-source --no-check -x "$dsc" "$SRC" >/dev/null
-
+mkdir -p "$SRC"
+ln -s "$tarball" "$DEB/numactl_$UPSTREAM.orig.tar.gz"
+tar -xzf "$tarball" -C "$SRC" --strip-components=1
+cp -a "$PDIR/debian" "$SRC/debian"
 mkdir -p "$SRC/debian/patches"
 sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$PDIR/series" | while read -r p; do
 	cp "$PDIR/$p" "$SRC/debian/patches/"
 	echo "$p" >> "$SRC/debian/patches/series"
 done
 
-# The symbols the patches add, with the version that brings them.
-PKG_VERSION=$NUMACTL_VERSION+wi1
-{
-	for s in numa_set_weighted_interleave_mask numa_get_weighted_interleave_mask \
-		numa_alloc_weighted_interleaved numa_alloc_weighted_interleaved_subset \
-		numa_weighted_interleave_memory; do
-		echo " $s@libnuma_2.1 $PKG_VERSION"
-	done
-	for s in numa_has_weighted_interleave numa_has_task_weights \
-		numa_set_task_weights numa_get_task_weights \
-		numa_get_weighted_interleave_weight set_mempolicy_weights \
-		get_mempolicy_weights; do
-		echo " $s@libnuma_wi_1.0 $PKG_VERSION"
-	done
-	echo " libnuma_2.1@libnuma_2.1 $PKG_VERSION"
-	echo " libnuma_wi_1.0@libnuma_wi_1.0 $PKG_VERSION"
-} >> "$SRC/debian/libnuma1.symbols"
-
-{
-	echo "numactl ($PKG_VERSION) $(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}"); urgency=medium"
-	echo
-	echo "  * Weighted interleave: numactl -w/--weighted-interleave, per-command"
-	echo "    weights (--weights, set_mempolicy_weights(2)), the libnuma calls"
-	echo "    for both. Patches: $(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$PDIR/series" | wc -l)."
-	echo
-	echo " -- Weighted Interleave <wi@localhost>  $(date -R -d @"${SOURCE_DATE_EPOCH:-$(git -C "$REPO_ROOT" log -1 --format=%ct 2>/dev/null || date +%s)}")"
-	echo
-	cat "$SRC/debian/changelog"
-} > "$DEB/changelog" && mv "$DEB/changelog" "$SRC/debian/changelog"
-
-info "building Debian packages (log: $DEB/build.log)"
-(cd "$SRC" && dpkg-buildpackage -b -uc -us) >"$DEB/build.log" 2>&1 ||
+info "building Debian packages $PKG_VERSION (log: $DEB/build.log)"
+(cd "$SRC" && DEB_BUILD_OPTIONS=parallel=2 dpkg-buildpackage -b -uc -us) \
+	>"$DEB/build.log" 2>&1 ||
 	{ tail -n 30 "$DEB/build.log" >&2; die "dpkg-buildpackage failed (see $DEB/build.log)"; }
 for d in "$DEB"/*.deb; do
 	info "$(basename "$d")"
