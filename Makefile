@@ -62,7 +62,7 @@ STAGES    := $(BUILD)/stage-times
 TIMED      = scripts/timed.sh $(STAGES)
 
 .PHONY: help deps source kernel kernels kernel-deb harness-source selftests numactl \
-	numactl-deb numactl-package-check initramfs check checkpatch host-tests \
+	numactl-deb numactl-check numactl-package-check initramfs check checkpatch host-tests \
 	shellcheck manlint series-build demo bench bench-kernel \
 	compare-upstream shell clean model model-check bench-model bwapd bwapd-check bwapd-static \
 	bwapd-deb bwapd-package-check
@@ -83,6 +83,9 @@ help:
 	@echo '  selftests     make -C selftests into build/selftests (if selftests/Makefile exists)'
 	@echo '  numactl       numactl + numactl/*.patch from Debian'"'"'s source (build/numactl)'
 	@echo '  numactl-deb   Debian packages of it (numactl, libnuma1, libnuma-dev) in build/numactl/deb'
+	@echo '  numactl-check the fork against upstream numactl 2.0.19, both built from its tarball:'
+	@echo '                same output where the fork adds nothing, the ABI of Debian 13'"'"'s'
+	@echo '                libnuma1 (TAP in build/results/host/tap/numactl-{compare,abi}.tap)'
 	@echo '  numactl-package-check  numactl-deb, then installed in a clean Debian 12 root and'
 	@echo '                offered a later Debian libnuma1 (TAP in .../numactl-package.tap)'
 	@echo '  initramfs     build/initramfs.cpio.gz with busybox, /init, the selftests, numactl,'
@@ -152,6 +155,15 @@ numactl: deps
 numactl-deb: numactl
 	@scripts/build-numactl-deb.sh
 
+# The fork against upstream numactl built from the same tarball: output
+# and ABI (host tests, TAP).
+numactl-check:
+	@mkdir -p $(R)/host/tap
+	@numactl/host-tests/compare.sh >$(R)/host/tap/numactl-compare.tap 2>&1 || true
+	@numactl/host-tests/abi.sh >$(R)/host/tap/numactl-abi.tap 2>&1 || true
+	@grep -h '^not ok\|^Bail' $(R)/host/tap/numactl-compare.tap $(R)/host/tap/numactl-abi.tap || \
+		echo "numactl-check: all passed"
+
 # The packages in a clean Debian 12 root, then offered a later Debian
 # libnuma1 that lacks the fork's calls.
 numactl-package-check:
@@ -198,7 +210,7 @@ host-tests:
 	@$(MAKE) --no-print-directory model-check >/dev/null 2>&1 || true
 	@$(MAKE) --no-print-directory bwapd-check >/dev/null 2>&1 || true
 	@$(MAKE) --no-print-directory bwapd-package-check >/dev/null 2>&1 || true
-	@$(TIMED) " numactl host tests" $(MAKE) --no-print-directory \
+	@$(TIMED) " numactl host tests" $(MAKE) --no-print-directory numactl-check \
 		numactl-package-check >/dev/null 2>&1 || true
 
 # Every test program in every topology, on the kernel of every base, then
