@@ -81,7 +81,7 @@ help:
 	@echo '  kernel-deb    Debian packages of BASE with the series and Debian'"'"'s own'
 	@echo '                configuration, for installing (build/BASE/deb/)'
 	@echo '  selftests     make -C selftests into build/selftests (if selftests/Makefile exists)'
-	@echo '  numactl       numactl + numactl/*.patch from Debian'"'"'s source (build/numactl)'
+	@echo '  numactl       numactl 2.0.19'"'"'s tarball + numactl/*.patch (build/numactl)'
 	@echo '  numactl-deb   Debian packages of it (numactl, libnuma1, libnuma-dev) in build/numactl/deb'
 	@echo '  numactl-check the fork against upstream numactl 2.0.19, both built from its tarball:'
 	@echo '                same output where the fork adds nothing, the ABI of Debian 13'"'"'s'
