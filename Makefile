@@ -86,8 +86,8 @@ help:
 	@echo '  numactl-check the fork against upstream numactl 2.0.19, both built from its tarball:'
 	@echo '                same output where the fork adds nothing, the ABI of Debian 13'"'"'s'
 	@echo '                libnuma1 (TAP in build/results/host/tap/numactl-{compare,abi}.tap)'
-	@echo '  numactl-package-check  numactl-deb, then installed in a clean Debian 12 root and'
-	@echo '                offered a later Debian libnuma1 (TAP in .../numactl-package.tap)'
+	@echo '  numactl-package-check  numactl-deb, then installed in a clean root of each suite'
+	@echo '                and offered a later Debian libnuma1 (TAP in .../numactl-package*.tap)'
 	@echo '  initramfs     build/initramfs.cpio.gz with busybox, /init, the selftests, numactl,'
 	@echo '                a static bwapd'
 	@echo '  checkpatch    checkpatch.pl --strict on each patch of the series of BASE (TAP)'
@@ -117,6 +117,8 @@ help:
 	@echo '  shell         boot $$(TOPOLOGY) with a shell on the console (Ctrl-A x quits)'
 	@echo '  clean         remove build/'
 	@echo 'Variables: BASE=$(BASE) (one of $(BASES)) KCONFIG_FRAGMENTS="$(KCONFIG_FRAGMENTS)"'
+	@echo '           NUMACTL_SUITES="$(NUMACTL_SUITES)" (Debian suites of numactl-deb and'
+	@echo '           numactl-package-check: bookworm, trixie)'
 	@echo '           VM_TIMEOUT=$(VM_TIMEOUT) TOPOLOGY=$(TOPOLOGY)'
 	@echo '           KSRC=DIR (kernel tree with the kselftest harness for model-check;'
 	@echo '           default build/6.1/linux, unpacked by "make source")'
@@ -151,9 +153,12 @@ selftests: harness-source
 numactl: deps
 	@scripts/build-numactl.sh
 
-# Debian packages of the numactl fork, for installing on a machine.
+# Debian packages of the numactl fork, for installing on a machine: for
+# each Debian suite in NUMACTL_SUITES (bookworm: build/numactl/deb,
+# trixie: build/numactl/deb-trixie, built in a Debian 13 build root).
+NUMACTL_SUITES ?= bookworm
 numactl-deb: numactl
-	@scripts/build-numactl-deb.sh
+	@for s in $(NUMACTL_SUITES); do scripts/build-numactl-deb.sh --suite $$s || exit 1; done
 
 # The fork against upstream numactl built from the same tarball: output
 # and ABI (host tests, TAP).
@@ -164,17 +169,20 @@ numactl-check:
 	@grep -h '^not ok\|^Bail' $(R)/host/tap/numactl-compare.tap $(R)/host/tap/numactl-abi.tap || \
 		echo "numactl-check: all passed"
 
-# The packages in a clean Debian 12 root, then offered a later Debian
-# libnuma1 that lacks the fork's calls.
+# The packages of each suite in a clean root of it, then offered a later
+# Debian libnuma1 that lacks the fork's calls (TAP: numactl-package.tap
+# for bookworm, numactl-package-SUITE.tap for the others).
 numactl-package-check:
 	@mkdir -p $(R)/host/tap
-	@if scripts/build-numactl-deb.sh >$(BUILD)/numactl-deb.log 2>&1; then \
-		numactl/host-tests/package.sh $(BUILD)/numactl/deb \
-			>$(R)/host/tap/numactl-package.tap 2>&1; \
-	else \
-		echo "Bail out! make numactl-deb failed: $$(tail -n 1 $(BUILD)/numactl-deb.log)" \
-			>$(R)/host/tap/numactl-package.tap; \
-	fi; grep -v '^#' $(R)/host/tap/numactl-package.tap | tail -n 2
+	@for s in $(NUMACTL_SUITES); do \
+		d=$(BUILD)/numactl/deb$$([ $$s = bookworm ] || echo -$$s); \
+		t=$(R)/host/tap/numactl-package$$([ $$s = bookworm ] || echo -$$s).tap; \
+		if scripts/build-numactl-deb.sh --suite $$s >$(BUILD)/numactl-deb-$$s.log 2>&1; then \
+			numactl/host-tests/package.sh $$d >$$t 2>&1; \
+		else \
+			echo "Bail out! make numactl-deb failed: $$(tail -n 1 $(BUILD)/numactl-deb-$$s.log)" >$$t; \
+		fi; grep -v '^#' $$t | tail -n 2; \
+	done
 
 initramfs: selftests numactl bwapd-static
 	@KSRC=$(HARNESS_SRC) scripts/build-initramfs.sh --out $(INITRAMFS) \

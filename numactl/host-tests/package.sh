@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The fork's Debian packages in a clean Debian 12 root: installed over
-# Debian's own numactl, used, then offered a Debian libnuma1 of a higher
-# version that lacks the fork's calls. A program that uses them (built
+# The fork's Debian packages in a clean Debian root of their suite (12 or
+# 13): installed over Debian's own numactl, used, then offered a Debian
+# libnuma1 of a higher version that lacks the fork's calls. A program that uses them (built
 # here against the fork, its dependencies computed by dpkg-shlibdeps from
 # the fork's symbols file) must keep working: apt keeps the fork's
 # libnuma1 on "apt-get upgrade" and refuses to replace it without removing
@@ -14,14 +14,15 @@
 #   DEBDIR   numactl_*.deb, libnuma1_*.deb, libnuma-dev_*.deb (make numactl-deb)
 #   WORKDIR  scratch space (default: DEBDIR/install-test)
 #
-# The clean root is the one bwapd's package test bootstraps with
-# mmdebstrap into ROOT_TARBALL (default build/cache/bookworm-root.tar),
-# made here the same way if it is missing, unpacked afresh for every run.
+# The suite is the packages' (~deb12: bookworm, ~deb13: trixie). The clean
+# root is bootstrapped with mmdebstrap into ROOT_TARBALL (default
+# build/cache/SUITE-root.tar; for bookworm the one bwapd's package test
+# makes, the same way), unpacked afresh for every run.
 #
 # The Debian libnuma1 of a higher version is Debian 13's 2.0.19-1, fetched
-# with apt and re-versioned 2.0.19-2 with its libc6 dependency lowered to
-# Debian 12's: it stands for a later Debian revision that apt on Debian 12
-# would take. Its library needs glibc 2.38, so it would not run here: it
+# with apt and re-versioned 2.0.19-2: it stands for a later Debian revision
+# that apt would take. For Debian 12 its libc6 dependency is lowered to
+# Debian 12's; its library needs glibc 2.38, so it would not run there: it
 # must never be installed.
 #
 # Run as root (chroot, mounts). Every mount is undone on exit.
@@ -32,8 +33,6 @@ set -uo pipefail
 DEBS=$(cd "${1:?usage: $0 DEBDIR [WORKDIR]}" && pwd)
 WORK=${2:-$DEBS/install-test}
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-SUITE=bookworm
-TARBALL=${ROOT_TARBALL:-$BUILD_DIR/cache/$SUITE-root.tar}
 
 [ "$(id -u)" -eq 0 ] || bail "needs root (chroot, mount)"
 LIB=$(find "$DEBS" -maxdepth 1 -name 'libnuma1_*.deb' | head -1)
@@ -43,6 +42,12 @@ if [ -z "$LIB" ] || [ -z "$DEV" ] || [ -z "$CLI" ]; then
 	bail "no numactl packages in $DEBS (make numactl-deb)"
 fi
 VERSION=$(dpkg-deb -f "$LIB" Version)
+case $VERSION in
+*~deb12*) SUITE=bookworm DEBIAN=12 ;;
+*~deb13*) SUITE=trixie DEBIAN=13 ;;
+*) bail "$LIB: no ~deb12 or ~deb13 in its version $VERSION" ;;
+esac
+TARBALL=${ROOT_TARBALL:-$BUILD_DIR/cache/$SUITE-root.tar}
 
 rm -rf "$WORK"
 mkdir -p "$WORK" "$(dirname "$TARBALL")"
@@ -50,7 +55,7 @@ WORK=$(cd "$WORK" && pwd)
 ROOT=$WORK/root
 if [ ! -s "$TARBALL" ]; then
 	ensure_packages mmdebstrap
-	# as bwapd's package test makes it
+	# as bwapd's package test makes the bookworm one
 	mmdebstrap --quiet --format=tar --variant=apt --include=init-system-helpers \
 		"$SUITE" "$TARBALL.tmp" "$MIRROR" >"$WORK/mmdebstrap.log" 2>&1 ||
 		bail "mmdebstrap failed (see $WORK/mmdebstrap.log)"
@@ -91,8 +96,11 @@ int main(void)
 	return 0;
 }
 C
+# (a Debian 13 libnuma needs a newer glibc than this machine may have: its
+# own undefined references are not resolved here)
 gcc -O2 -Wall -Werror -I"$A/dev/usr/include" -o "$A/debian/wi-weights/usr/bin/wi-weights" \
-	"$A/wi-weights.c" -L"$A/dev/usr/lib/x86_64-linux-gnu" -lnuma 2>"$WORK/app.log" ||
+	"$A/wi-weights.c" -L"$A/dev/usr/lib/x86_64-linux-gnu" -lnuma \
+	-Wl,--allow-shlib-undefined 2>"$WORK/app.log" ||
 	bail "cannot build a program against the fork's libnuma-dev (see $WORK/app.log)"
 printf 'Source: wi-weights\n\nPackage: wi-weights\nArchitecture: any\n' >"$A/debian/control"
 deps=$(cd "$A" && dpkg-shlibdeps -O -l"$A/debian/libnuma1/usr/lib/x86_64-linux-gnu" \
@@ -115,8 +123,8 @@ mkdir -p "$REPO" "$WORK/deb13"
 debroot=$(numactl_debian_root) || bail "cannot fetch Debian's libnuma1"
 d13=$(find "$(dirname "$debroot")" -maxdepth 1 -name 'libnuma1_*.deb' | head -1)
 dpkg-deb -R "$d13" "$WORK/deb13/x"
-sed -i -e 's/^Version: .*/Version: 2.0.19-2/' -e 's/libc6 (>= 2.38)/libc6 (>= 2.34)/' \
-	"$WORK/deb13/x/DEBIAN/control"
+sed -i 's/^Version: .*/Version: 2.0.19-2/' "$WORK/deb13/x/DEBIAN/control"
+[ "$SUITE" = trixie ] || sed -i 's/libc6 (>= 2.38)/libc6 (>= 2.34)/' "$WORK/deb13/x/DEBIAN/control"
 dpkg-deb --root-owner-group -b "$WORK/deb13/x" "$REPO/libnuma1_2.0.19-2_amd64.deb" >/dev/null ||
 	bail "cannot re-version Debian's libnuma1"
 (cd "$REPO" && dpkg-scanpackages . /dev/null >Packages 2>/dev/null)
@@ -145,12 +153,17 @@ echo "TAP version 13"
 in_root apt-get update >"$WORK/update.log" 2>&1 ||
 	bail "apt-get update in the root failed (see $WORK/update.log)"
 if in_root apt-get install -y --no-install-recommends numactl >"$WORK/debian.log" 2>&1; then
-	ok "Debian 12's numactl $(version_of numactl) installs"
+	ok "Debian $DEBIAN's numactl $(version_of numactl) installs"
 else
-	not_ok "Debian 12's numactl installs"
+	not_ok "Debian $DEBIAN's numactl installs"
 	comment <"$WORK/debian.log"
 fi
-for v in 2.0.19-1 2.0.19-1+deb13u1 2.0.19-1+deb13u9 2.0.16-1+wi1 "$(version_of libnuma1)"; do
+# above Debian's 2.0.19-1 and its stable updates, the fork's Debian 12
+# release, Debian's installed one; for Debian 13, above the fork's builds
+# for Debian 12, so that an upgrade from 12 to 13 takes the fork's for 13
+older=(2.0.19-1 2.0.19-1+deb13u1 2.0.19-1+deb13u9 2.0.16-1+wi1 "$(version_of libnuma1)")
+[ "$SUITE" = bookworm ] || older+=(2.0.19-1+wi1~deb12u9)
+for v in "${older[@]}"; do
 	if dpkg --compare-versions "$VERSION" gt "$v"; then
 		ok "$VERSION sorts above $v"
 	else
