@@ -190,9 +190,12 @@ else
 	not_ok "dpkg-shlibdeps makes a program using the weights API depend on libnuma1-wi"
 	comment <"$WORK/shlibdeps.log"
 fi
+# libnuma1-wi's version is the number N of the newest node libnuma_wi_N
+newest=$(readelf -V -W "$A"/dev/usr/lib/x86_64-linux-gnu/libnuma.so.1 |
+	grep -o 'libnuma_wi_[0-9.]*' | sort -V | tail -n 1)
 # shellcheck disable=SC2016 # dpkg-query's ${...}, not the shell's
-check "the fork's libnuma1 provides libnuma1-wi (= its version)" "libnuma1-wi (= $VERSION)" \
-	"$(in_root dpkg-query -W -f '${Provides}' libnuma1)"
+check "the fork's libnuma1 provides libnuma1-wi (= ${newest#libnuma_wi_}), its newest node $newest" \
+	"libnuma1-wi (= ${newest#libnuma_wi_})" "$(in_root dpkg-query -W -f '${Provides}' libnuma1)"
 
 app() { # DESC: wi-weights runs with the installed libnuma
 	local out rc
