@@ -48,7 +48,8 @@ STOCK_KERNELS ?= 6.12
 HOST_TAP := $(foreach b,$(BASES),$(R)/host/tap/checkpatch-$(b).tap) \
 	    $(R)/host/tap/shellcheck.tap \
 	    $(R)/host/tap/manpages.tap $(R)/host/tap/model-*.tap \
-	    $(R)/host/tap/bwapd-*.tap $(R)/host/tap/package-bwapd.tap
+	    $(R)/host/tap/bwapd-*.tap $(R)/host/tap/package-bwapd.tap \
+	    $(R)/host/tap/numactl-*.tap
 # Per base and topology: did the VM finish, was the console clean, then
 # every program (the glob is expanded by the shell, after the VMs ran);
 # then the bases compared with each other, test case by test case.
@@ -61,7 +62,7 @@ STAGES    := $(BUILD)/stage-times
 TIMED      = scripts/timed.sh $(STAGES)
 
 .PHONY: help deps source kernel kernels kernel-deb harness-source selftests numactl \
-	numactl-deb initramfs check checkpatch host-tests \
+	numactl-deb numactl-check numactl-package-check initramfs check checkpatch host-tests \
 	shellcheck manlint series-build demo bench bench-kernel \
 	compare-upstream shell clean model model-check bench-model bench-bwapd bwapd bwapd-check bwapd-static \
 	bwapd-deb bwapd-package-check
@@ -80,8 +81,13 @@ help:
 	@echo '  kernel-deb    Debian packages of BASE with the series and Debian'"'"'s own'
 	@echo '                configuration, for installing (build/BASE/deb/)'
 	@echo '  selftests     make -C selftests into build/selftests (if selftests/Makefile exists)'
-	@echo '  numactl       numactl + numactl/*.patch from Debian'"'"'s source (build/numactl)'
+	@echo '  numactl       numactl 2.0.19'"'"'s tarball + numactl/*.patch (build/numactl)'
 	@echo '  numactl-deb   Debian packages of it (numactl, libnuma1, libnuma-dev) in build/numactl/deb'
+	@echo '  numactl-check the fork against upstream numactl 2.0.19, both built from its tarball:'
+	@echo '                same output where the fork adds nothing, the ABI of Debian 13'"'"'s'
+	@echo '                libnuma1 (TAP in build/results/host/tap/numactl-{compare,abi}.tap)'
+	@echo '  numactl-package-check  numactl-deb, then installed in a clean root of each suite'
+	@echo '                and offered a later Debian libnuma1 (TAP in .../numactl-package*.tap)'
 	@echo '  initramfs     build/initramfs.cpio.gz with busybox, /init, the selftests, numactl,'
 	@echo '                a static bwapd'
 	@echo '  checkpatch    checkpatch.pl --strict on each patch of the series of BASE (TAP)'
@@ -113,6 +119,8 @@ help:
 	@echo '  shell         boot $$(TOPOLOGY) with a shell on the console (Ctrl-A x quits)'
 	@echo '  clean         remove build/'
 	@echo 'Variables: BASE=$(BASE) (one of $(BASES)) KCONFIG_FRAGMENTS="$(KCONFIG_FRAGMENTS)"'
+	@echo '           NUMACTL_SUITES="$(NUMACTL_SUITES)" (Debian suites of numactl-deb and'
+	@echo '           numactl-package-check: bookworm, trixie)'
 	@echo '           VM_TIMEOUT=$(VM_TIMEOUT) TOPOLOGY=$(TOPOLOGY)'
 	@echo '           KSRC=DIR (kernel tree with the kselftest harness for model-check;'
 	@echo '           default build/6.1/linux, unpacked by "make source")'
@@ -147,9 +155,36 @@ selftests: harness-source
 numactl: deps
 	@scripts/build-numactl.sh
 
-# Debian packages of the numactl fork, for installing on a machine.
+# Debian packages of the numactl fork, for installing on a machine: for
+# each Debian suite in NUMACTL_SUITES (bookworm: build/numactl/deb,
+# trixie: build/numactl/deb-trixie, built in a Debian 13 build root).
+NUMACTL_SUITES ?= bookworm
 numactl-deb: numactl
-	@scripts/build-numactl-deb.sh
+	@for s in $(NUMACTL_SUITES); do scripts/build-numactl-deb.sh --suite $$s || exit 1; done
+
+# The fork against upstream numactl built from the same tarball: output
+# and ABI (host tests, TAP).
+numactl-check:
+	@mkdir -p $(R)/host/tap
+	@numactl/host-tests/compare.sh >$(R)/host/tap/numactl-compare.tap 2>&1 || true
+	@numactl/host-tests/abi.sh >$(R)/host/tap/numactl-abi.tap 2>&1 || true
+	@grep -h '^not ok\|^Bail' $(R)/host/tap/numactl-compare.tap $(R)/host/tap/numactl-abi.tap || \
+		echo "numactl-check: all passed"
+
+# The packages of each suite in a clean root of it, then offered a later
+# Debian libnuma1 that lacks the fork's calls (TAP: numactl-package.tap
+# for bookworm, numactl-package-SUITE.tap for the others).
+numactl-package-check:
+	@mkdir -p $(R)/host/tap
+	@for s in $(NUMACTL_SUITES); do \
+		d=$(BUILD)/numactl/deb$$([ $$s = bookworm ] || echo -$$s); \
+		t=$(R)/host/tap/numactl-package$$([ $$s = bookworm ] || echo -$$s).tap; \
+		if scripts/build-numactl-deb.sh --suite $$s >$(BUILD)/numactl-deb-$$s.log 2>&1; then \
+			numactl/host-tests/package.sh $$d >$$t 2>&1; \
+		else \
+			echo "Bail out! make numactl-deb failed: $$(tail -n 1 $(BUILD)/numactl-deb-$$s.log)" >$$t; \
+		fi; grep -v '^#' $$t | tail -n 2; \
+	done
 
 initramfs: selftests numactl bwapd-static
 	@KSRC=$(HARNESS_SRC) scripts/build-initramfs.sh --out $(INITRAMFS) \
@@ -185,6 +220,8 @@ host-tests:
 	@$(MAKE) --no-print-directory model-check >/dev/null 2>&1 || true
 	@$(MAKE) --no-print-directory bwapd-check >/dev/null 2>&1 || true
 	@$(MAKE) --no-print-directory bwapd-package-check >/dev/null 2>&1 || true
+	@$(TIMED) " numactl host tests" $(MAKE) --no-print-directory numactl-check \
+		numactl-package-check >/dev/null 2>&1 || true
 
 # Every test program in every topology, on the kernel of every base, then
 # the bases compared test case by test case. Test failures are reported by

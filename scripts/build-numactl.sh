@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build numactl with the patches in numactl/: fetch Debian's numactl
-# source package (the version pinned in numactl/version) through a
-# private apt configuration, apply numactl/series, configure, build,
-# build numactl's test programs, and install into a staging root.
+# Build numactl with the patches in numactl/: upstream's release tarball
+# (the orig tarball of Debian's source package numactl/version, fetched
+# through a private apt configuration and checked against
+# numactl/orig.sha256), numactl/series applied, configured, built, with
+# numactl's test programs, and installed into a staging root.
 #
 # usage: build-numactl.sh
 #
@@ -25,50 +26,32 @@ case ${1:-} in -h|--help) script_help "$0"; exit 0 ;; esac
 
 PDIR=$REPO_ROOT/numactl
 NDIR=$BUILD_DIR/numactl
-NUMACTL_VERSION=$(tr -d '[:space:]' < "$PDIR/version")
-[ -n "$NUMACTL_VERSION" ] || die "numactl/version is empty"
+NUMACTL_VERSION=$(numactl_version)
 SERIES=()
 while read -r p; do SERIES+=("$p"); done < <(
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$PDIR/series" | grep -v '^$' || true)
 
-stamp=$( (echo "$NUMACTL_VERSION"; cat "$PDIR/series" "$PDIR"/*.patch \
-	"$PDIR"/tests/* "$0") | sha256sum | cut -c1-16)
+stamp=$( (echo "$NUMACTL_VERSION"; cat "$PDIR/orig.sha256" "$PDIR/series" \
+	"$PDIR"/*.patch "$PDIR"/tests/* "$0") | sha256sum | cut -c1-16)
 if [ -f "$NDIR/stamp" ] && [ "$(cat "$NDIR/stamp")" = "$stamp" ] &&
 	[ -x "$NDIR/guest/usr/bin/numactl" ]; then
 	info "numactl $NUMACTL_VERSION up to date (${#SERIES[@]} patches): $NDIR/guest"
 	exit 0
 fi
 
-# --- source package ---------------------------------------------------------
-# A private apt configuration with a deb-src entry: the machine's own
-# sources stay untouched.
-APT=$NDIR/apt
-codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
-mkdir -p "$APT/lists/partial" "$APT/cache/archives/partial" "$NDIR/pkg"
-echo "deb-src http://deb.debian.org/debian $codename main" > "$APT/sources.list"
-aptopts=(-o "Dir::Etc::SourceList=$APT/sources.list"
-	-o Dir::Etc::SourceParts=/dev/null
-	-o "Dir::State::Lists=$APT/lists" -o "Dir::Cache=$APT/cache"
-	-o APT::Sandbox::User=root)
-dsc=$NDIR/pkg/numactl_$NUMACTL_VERSION.dsc
-if [ ! -f "$dsc" ]; then
-	info "fetching numactl $NUMACTL_VERSION source package"
-	apt-get "${aptopts[@]}" update >"$NDIR/apt.log" 2>&1 ||
-		die "apt-get update for deb-src failed (see $NDIR/apt.log)"
-	(cd "$NDIR/pkg" && apt-get "${aptopts[@]}" source --download-only \
-		"numactl=$NUMACTL_VERSION") >>"$NDIR/apt.log" 2>&1 ||
-		die "numactl $NUMACTL_VERSION source is not in the archive (see $NDIR/apt.log); update numactl/version"
-fi
+# --- source -----------------------------------------------------------------
+tarball=$(numactl_orig_tarball)
 
 # --- patch ------------------------------------------------------------------
 SRC=$NDIR/src
 rm -rf "$SRC" "$NDIR/root" "$NDIR/guest" "$NDIR/stamp"
-dpkg-source --no-check -x "$dsc" "$SRC" >/dev/null
+mkdir -p "$SRC"
+tar -xzf "$tarball" -C "$SRC" --strip-components=1
 for p in "${SERIES[@]}"; do
 	patch -d "$SRC" -p1 --batch --forward --quiet < "$PDIR/$p" ||
 		die "numactl/$p does not apply to numactl $NUMACTL_VERSION"
 done
-info "numactl $NUMACTL_VERSION + ${#SERIES[@]} patches in $SRC"
+info "numactl ${NUMACTL_VERSION%-*} + ${#SERIES[@]} patches in $SRC"
 
 # --- build ------------------------------------------------------------------
 log=$NDIR/build.log
@@ -77,8 +60,8 @@ info "building numactl (log: $log)"
 	cd "$SRC"
 	autoreconf -fi
 	./configure --prefix=/usr --libdir=/usr/lib/x86_64-linux-gnu
-	make -j"$(nproc)"
-	make -j"$(nproc)" check TESTS=
+	make -j2
+	make -j2 check TESTS=
 	make install DESTDIR="$NDIR/root"
 	for t in "$PDIR"/tests/*.c; do
 		# Built against this libnuma, as a program would be against

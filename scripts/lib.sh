@@ -160,3 +160,76 @@ upstream_kernel() {
 	fi
 	echo "$dir/$pkg.vmlinuz"
 }
+
+# numactl: the version of Debian's source package whose upstream tarball
+# the fork is built from (numactl/version, e.g. 2.0.19-1), and the
+# private apt configuration that reaches Debian 13 (trixie), where that
+# version is: the machine's own sources are left alone.
+numactl_version() {
+	local v
+	v=$(tr -d '[:space:]' < "$REPO_ROOT/numactl/version")
+	[ -n "$v" ] || die "numactl/version is empty"
+	echo "$v"
+}
+
+numactl_apt() {
+	local aptdir=$BUILD_DIR/numactl/apt
+	mkdir -p "$aptdir/lists/partial" "$aptdir/cache/archives/partial"
+	printf '%s\n' "deb http://deb.debian.org/debian trixie main" \
+		"deb-src http://deb.debian.org/debian trixie main" > "$aptdir/sources.list"
+	NUMACTL_APT=(-o "Dir::Etc::SourceList=$aptdir/sources.list"
+		-o Dir::Etc::SourceParts=/dev/null
+		-o "Dir::State::Lists=$aptdir/lists" -o "Dir::Cache=$aptdir/cache"
+		-o APT::Sandbox::User=root)
+	if [ -z "$(find "$aptdir/lists" -name '*Sources*' -mtime -1 2>/dev/null)" ]; then
+		apt-get "${NUMACTL_APT[@]}" update >"$aptdir.log" 2>&1 ||
+			die "apt-get update for trixie failed (see $aptdir.log)"
+	fi
+}
+
+# Print the path of upstream's release tarball, numactl_UPSTREAM.orig.tar.gz
+# of Debian's source package numactl/version, fetched once into
+# build/numactl/pkg with "apt-get source --download-only" and checked
+# against numactl/orig.sha256. The archive may serve the tarball without
+# the .dsc and debian.tar.xz of that version: only the tarball is used.
+numactl_orig_tarball() {
+	local v up dir tarball
+	v=$(numactl_version)
+	up=${v%-*}
+	dir=$BUILD_DIR/numactl/pkg
+	tarball=$dir/numactl_$up.orig.tar.gz
+	if ! (cd "$dir" 2>/dev/null && sha256sum --quiet -c "$REPO_ROOT/numactl/orig.sha256") \
+		>/dev/null 2>&1; then
+		mkdir -p "$dir"
+		rm -f "$tarball"
+		numactl_apt
+		info "fetching numactl $v source (numactl_$up.orig.tar.gz)" >&2
+		(cd "$dir" && apt-get "${NUMACTL_APT[@]}" source --download-only \
+			"numactl=$v") >>"$BUILD_DIR/numactl/apt.log" 2>&1 || true
+		[ -f "$tarball" ] ||
+			die "numactl $v is not in Debian's archive (see $BUILD_DIR/numactl/apt.log); update numactl/version"
+		(cd "$dir" && sha256sum --quiet -c "$REPO_ROOT/numactl/orig.sha256") >&2 ||
+			die "$tarball does not match numactl/orig.sha256"
+	fi
+	echo "$tarball"
+}
+
+# Debian 13's binary packages of numactl/version (libnuma1, libnuma-dev),
+# the reference for the fork's ABI: fetched once into build/numactl/debian
+# with "apt-get download" and unpacked into build/numactl/debian/root.
+# Prints that root.
+numactl_debian_root() {
+	local v dir p
+	v=$(numactl_version)
+	dir=$BUILD_DIR/numactl/debian
+	if [ ! -f "$dir/root/usr/include/numa.h" ]; then
+		rm -rf "$dir" && mkdir -p "$dir/root"
+		numactl_apt
+		info "fetching Debian's libnuma1 and libnuma-dev $v" >&2
+		(cd "$dir" && apt-get "${NUMACTL_APT[@]}" download "libnuma1=$v" \
+			"libnuma-dev=$v") >>"$BUILD_DIR/numactl/apt.log" 2>&1 ||
+			die "apt-get download libnuma1=$v failed (see $BUILD_DIR/numactl/apt.log)"
+		for p in "$dir"/*.deb; do dpkg-deb -x "$p" "$dir/root"; done
+	fi
+	echo "$dir/root"
+}

@@ -34,8 +34,9 @@ set_global() { # weights for N[0..3]
 	local i=0 w
 	for w in "$@"; do echo "$w" > "$SYSFS/node${N[i]}"; i=$((i + 1)); done
 }
+# Per-process weights: the system calls of this project's kernels.
 TASKW=1
-numactl --show | grep -q '^taskweights: unsupported' && TASKW=0
+numactl -w "${N[0]}" --weights=1 true 2>/dev/null || TASKW=0
 
 # count NODE OUTPUT: the page count of NODE in a wi_pages line
 count() { tr ' ' '\n' <<<"$2" | awk -F: -v n="$1" '$1 == n { print $2 }'; }
@@ -110,14 +111,25 @@ fi
 echo "# -w +${N[0]},+${N[1]}, weights 5:3: $out"
 out=$(numactl -w "$SET" numactl --show)
 if grep -q '^policy: weighted-interleave$' <<<"$out" &&
+	grep -q '^preferred node: [0-9]* (interleave next)$' <<<"$out" &&
 	grep -q "^interleavemask: ${N[*]} *\$" <<<"$out" &&
-	grep -q '^interleaveweights: 5 3 1 1 *$' <<<"$out" &&
-	grep -q "^globalweights:.* ${N[0]}:5 ${N[1]}:3 ${N[2]}:1 ${N[3]}:1" <<<"$out"; then
-	ok "--show under -w: mode, mask, weights"
+	! grep -q 'weights:' <<<"$out"; then
+	ok "--show under -w: mode, next node, mask, no weights lines without --weights"
 else
 	not_ok "--show under -w"
 	diag <<<"$out"
 fi
+# Upstream's abbreviations of --weighted-interleave, which --weights
+# shares its first letters with.
+for o in --w --we --weight; do
+	out=$(numactl "$o=$SET" numactl --show 2>&1)
+	if grep -q '^policy: weighted-interleave$' <<<"$out"; then
+		ok "$o=NODES means --weighted-interleave"
+	else
+		not_ok "$o=NODES means --weighted-interleave"
+		head -n 3 <<<"$out" | diag
+	fi
+done
 
 # --- shared memory -----------------------------------------------------------
 rm -f /dev/shm/wi_file
@@ -177,25 +189,84 @@ if [ "$TASKW" = 1 ]; then
 	out=$(numactl -w "$SET" --weights=7,1,1,1 "$PAGES" memory 1000 "$SET")
 	offset_counts "$d" "$out" 1000 7 1 1 1
 else unsupported "$d"; fi
-d="--show with --weights: task and global weights"
+d="--show with --weights: own weights, then each mask node's, after upstream's lines"
 if [ "$TASKW" = 1 ]; then
-	out=$(numactl -w "$SET" --weights=5,3,1,1 numactl --show)
-	if grep -q '^interleaveweights: 5 3 1 1 *$' <<<"$out" &&
-		grep -q "^taskweights: ${N[0]}:5 ${N[1]}:3 ${N[2]}:1 ${N[3]}:1 *\$" <<<"$out" &&
-		grep -q "^globalweights:.* ${N[0]}:1 ${N[1]}:1" <<<"$out"; then
+	out=$(numactl -w "$SET" --weights="${N[0]}:5,${N[1]}:3" numactl --show)
+	if grep -q "^taskweights: ${N[0]}:5 ${N[1]}:3\$" <<<"$out" &&
+		grep -q '^interleaveweights: 5 3 1 1$' <<<"$out" &&
+		[ "$(tail -n 3 <<<"$out" | cut -d: -f1 | tr '\n' ' ')" = "preferred taskweights interleaveweights " ]; then
 		ok "$d"
 	else
 		not_ok "$d"
 	fi
 	diag <<<"$out"
 else unsupported "$d"; fi
-d="--show without --weights: taskweights none (unsupported without the call)"
+d="--show after --weights in one numactl: the weights it set"
+if [ "$TASKW" = 1 ]; then
+	out=$(numactl -w "$SET" --weights=2,2,2,2 --show)
+	if grep -q "^taskweights: ${N[0]}:2 ${N[1]}:2 ${N[2]}:2 ${N[3]}:2\$" <<<"$out"; then
+		ok "$d"
+	else
+		not_ok "$d"
+	fi
+	diag <<<"$out"
+else unsupported "$d"; fi
+d="--show without --weights: no weights lines"
 out=$(numactl --show)
-if grep -q "^taskweights: $([ "$TASKW" = 1 ] && echo none || echo unsupported)\$" <<<"$out"; then
+if ! grep -q 'weights:' <<<"$out"; then
 	ok "$d"
 else
 	not_ok "$d"
 	diag <<<"$out"
+fi
+
+# --- in a cpuset without node 0 ----------------------------------------------
+# numactl -w checks that the kernel has the policy with a probe over the
+# nodes the cpuset allows: a probe on a node outside it fails as a kernel
+# without the policy would.
+cg_root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+d="-w in a cpuset without node 0"
+if [ "${MEMNODES[0]}" != 0 ] || [ -z "$cg_root" ] ||
+	! grep -qw cpuset "$cg_root/cgroup.controllers" 2>/dev/null; then
+	ok "$d # SKIP needs node 0 with memory and the cgroup2 cpuset controller"
+else
+	enabled=0
+	if ! grep -qw cpuset "$cg_root/cgroup.subtree_control"; then
+		echo +cpuset > "$cg_root/cgroup.subtree_control" && enabled=1
+	fi
+	cg=$cg_root/numactl_weighted.$$
+	mkdir -p "$cg"
+	set_global 5 3 1 1
+	if echo "${N[1]},${N[2]},${N[3]}" > "$cg/cpuset.mems"; then
+		# a shell that joins the cpuset, then runs numactl there
+		out=$(bash -c 'echo $$ > "$1/cgroup.procs" && exec numactl -w "$2" "$3" task 800' \
+			_ "$cg" "${N[1]},${N[2]}" "$PAGES" 2>&1)
+		# wi_pages lists the nodes the cpuset allows: node 0 is absent
+		c1=$(count "${N[1]}" "$out") c2=$(count "${N[2]}" "$out")
+		c0=$(count "${N[0]}" "$out") c3=$(count "${N[3]}" "$out")
+		if [ "${c0:-0}" = 0 ] && [ "${c3:-0}" = 0 ] &&
+			[ "${c1:-0}" -ge 597 ] && [ "${c1:-0}" -le 603 ] &&
+			[ "${c2:-0}" -ge 199 ] && [ "${c2:-0}" -le 201 ]; then
+			ok "$d: pages on its nodes by weight"
+		else
+			not_ok "$d: pages on its nodes by weight"
+		fi
+		echo "# -w ${N[1]},${N[2]}, weights 3:1: $out"
+		show=$(bash -c 'echo $$ > "$1/cgroup.procs" && exec numactl -w "$2" numactl --show' \
+			_ "$cg" "${N[1]},${N[2]}" 2>&1)
+		if grep -q '^policy: weighted-interleave$' <<<"$show" &&
+			grep -q "^membind: ${N[1]} ${N[2]} ${N[3]} *\$" <<<"$show"; then
+			ok "$d: --show inside it"
+		else
+			not_ok "$d: --show inside it"
+		fi
+		diag <<<"$show"
+	else
+		not_ok "$d: cannot set cpuset.mems of $cg"
+	fi
+	rmdir "$cg"
+	[ "$enabled" = 0 ] || echo -cpuset > "$cg_root/cgroup.subtree_control"
+	set_global 1 1 1 1
 fi
 
 # --- bad input ---------------------------------------------------------------
@@ -209,6 +280,16 @@ rejects "--weights too many" 'more weights than' -w "$SET" --weights=5,3,1,1,1
 rejects "--weights node outside the set" 'not one of the' -w "${N[0]},${N[1]}" --weights="${N[2]}:4"
 rejects "--weights node twice" 'given twice' -w "$SET" --weights="${N[0]}:4,${N[0]}:2"
 rejects "--weights without -w" 'needs --weighted-interleave' --weights=5,3,1,1
+# --weights is checked before --show shows anything, on any kernel
+out=$(numactl -w "$SET" --weights="${N[0]}:300" --show 2>&1)
+rc=$?
+if [ "$rc" = 1 ] && grep -q "weight .300' for node ${N[0]} is not in 1-255" <<<"$out" &&
+	! grep -q '^policy:' <<<"$out"; then
+	ok "--weights checked before --show"
+else
+	not_ok "--weights checked before --show (exit status $rc)"
+fi
+head -n 3 <<<"$out" | diag
 rejects "-w with a bad node list" 'is invalid' -w 0-999
 rejects "-w twice" 'Conflicting policies' -w "$SET" -i "$SET"
 out=$(numactl --length=1M --file /dev/shm/wi_bad -w "$SET" --weights=5,3,1,1 2>&1)

@@ -39,6 +39,7 @@ if [ "$machine" != numa4 ]; then
 	echo "1..0 # SKIP needs the numa4 machine"
 	exit 0
 fi
+# numactl refuses --weights on a kernel without per-process weights.
 if ! numactl -w 0 --weights=1 true 2>/dev/null; then
 	echo "1..0 # SKIP kernel without set_mempolicy_weights(2): nothing to tune"
 	exit 0
