@@ -181,7 +181,9 @@ numactl_apt() {
 		-o Dir::Etc::SourceParts=/dev/null
 		-o "Dir::State::Lists=$aptdir/lists" -o "Dir::Cache=$aptdir/cache"
 		-o APT::Sandbox::User=root)
-	if [ -z "$(find "$aptdir/lists" -name '*Sources*' -mtime -1 2>/dev/null)" ]; then
+	# trixie's lists of the last day (a build tree of an older version
+	# may hold another suite's)
+	if [ -z "$(find "$aptdir/lists" -name '*_trixie_*Sources*' -mtime -1 2>/dev/null)" ]; then
 		apt-get "${NUMACTL_APT[@]}" update >"$aptdir.log" 2>&1 ||
 			die "apt-get update for trixie failed (see $aptdir.log)"
 	fi
