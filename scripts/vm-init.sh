@@ -98,16 +98,21 @@ else
 	log "warning: $OUT missing, test output goes to the console"
 	OUT=/dev/console
 fi
+# Open once for the whole run: a line written right after the last close
+# of the serial port could be lost while the port shut down (a program's
+# "### BEGIN" marker went missing that way).
+exec 3>"$OUT"
 
-# run_one PATH [ARG...]: run one program with its output framed on $OUT.
+# run_one PATH [ARG...]: run one program with its output framed on $OUT
+# (fd 3).
 run_one() {
 	name=$(basename "$1")
 	log "run $*"
-	echo "### BEGIN $name" >"$OUT"
+	echo "### BEGIN $name" >&3
 	rc=0
 	t0=$(cut -d' ' -f1 /proc/uptime)
-	(cd /tmp && exec timeout -s KILL "$TIMEOUT" "$@") </dev/null >"$OUT" 2>&1 || rc=$?
-	echo "### END $name rc=$rc" >"$OUT"
+	(cd /tmp && exec timeout -s KILL "$TIMEOUT" "$@") </dev/null >&3 2>&1 3>&- || rc=$?
+	echo "### END $name rc=$rc" >&3
 	log "end $name rc=$rc seconds=$(awk -v t0="$t0" '{ printf "%.1f", $1 - t0 }' /proc/uptime)"
 }
 
@@ -156,7 +161,7 @@ demo|bench)
 		run_one "/selftests/wi_$MODE" $ARGS
 	else
 		log "/selftests/wi_$MODE is not in the initramfs"
-		echo "/selftests/wi_$MODE is not in the initramfs" >"$OUT"
+		echo "/selftests/wi_$MODE is not in the initramfs" >&3
 	fi
 	;;
 shell)

@@ -158,11 +158,13 @@ pages_follow() {
 		eval "w=\$$((i + 1))"
 		p=$(echo "$line" | tr ' ' '\n' | sed -n "s/^N$i=//p")
 		tot=$(echo "$line" | tr ' ' '\n' | sed -n 's/^N[0-9]=//p' | awk '{ s += $1 } END { print s }')
+		# the counts in a comment: the case's name is the same on every kernel
+		echo "# node$i: $p of $tot pages, weight $w of $wsum"
 		if awk -v p="${p:-0}" -v t="$tot" -v w="$w" -v s="$wsum" \
 			'BEGIN { d = p / t - w / s; exit !(t > 0 && d <= 0.01 && d >= -0.01) }'; then
-			ok "$label: node$i holds its final weight's share ($p of $tot pages, weight $w of $wsum)"
+			ok "$label: node$i holds its final weight's share"
 		else
-			not_ok "$label: node$i holds its final weight's share ($p of $tot pages, weight $w of $wsum)"
+			not_ok "$label: node$i holds its final weight's share"
 		fi
 	done
 }
