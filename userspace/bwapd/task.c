@@ -93,13 +93,16 @@ static int task_alive(struct bwapd_target *t)
 /*
  * After a failed call on the process: is it on its way out?  An exiting
  * process loses its memory before it is a zombie (move_pages(2) then
- * says EINVAL); its pidfd turns readable once it has exited.
+ * says EINVAL); its pidfd turns readable once it has exited.  The rest
+ * of the exit can take long on a loaded machine (200 ms were not always
+ * enough in the test machine), and the wait ends as soon as it has
+ * exited: a process that stays is a real error, reported after 10 s.
  */
 static int task_exiting(struct bwapd_target *t)
 {
 	struct pollfd p = { .fd = task_of(t)->pidfd, .events = POLLIN };
 
-	return task_alive(t) || poll(&p, 1, 200) > 0;
+	return task_alive(t) || poll(&p, 1, 10000) > 0;
 }
 
 static int task_counters(struct bwapd_target *t, struct bwapd_counters *c)
