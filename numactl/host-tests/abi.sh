@@ -22,10 +22,7 @@ set -uo pipefail
 # shellcheck source=/dev/null # numactl/host-tests/lib.sh, checked on its own
 . "$(dirname "$0")/lib.sh"
 
-W=${1:-$BUILD_DIR/numactl/host-tests}
-mkdir -p "$W"
-W=$(cd "$W" && pwd)
-build_both "$W" || bail "building upstream numactl and the fork failed (see $W/build.log)"
+host_test_setup "${1:-}"
 DEBROOT=$(numactl_debian_root) || bail "cannot fetch Debian's libnuma1 $(numactl_version)"
 A=$W/abi
 rm -rf "$A"

@@ -43,3 +43,12 @@ build_both() {
 	done
 	echo "$stamp" >"$w/stamp"
 }
+
+# The work directory of a host test (its first argument, default
+# build/numactl/host-tests) in W, made absolute, with both builds in it.
+host_test_setup() {
+	W=${1:-$BUILD_DIR/numactl/host-tests}
+	mkdir -p "$W"
+	W=$(cd "$W" && pwd)
+	build_both "$W" || bail "building upstream numactl and the fork failed (see $W/build.log)"
+}
