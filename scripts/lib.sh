@@ -235,3 +235,33 @@ numactl_debian_root() {
 	fi
 	echo "$dir/root"
 }
+
+# Package tests' clean Debian roots.  clean_root_enter TARBALL ROOT
+# unpacks TARBALL (made by mmdebstrap) into an emptied ROOT and mounts
+# /dev, /proc and /sys there, with the host's resolv.conf; clean_root_umount
+# ROOT undoes the mounts (call it on exit).  in_root CMD runs CMD in $ROOT
+# with a clean environment.
+clean_root_umount() {
+	local m
+	for m in sys proc dev; do
+		if mountpoint -q "$1/$m"; then umount -l "$1/$m"; fi
+	done
+}
+clean_root_enter() {
+	local tarball=$1 root=$2
+	clean_root_umount "$root"
+	rm -rf "$root"
+	mkdir -p "$root"
+	tar -C "$root" -xf "$tarball" || { echo "cannot unpack $tarball" >&2; return 1; }
+	if ! mount --bind /dev "$root/dev" || ! mount -t proc proc "$root/proc" ||
+		! mount --rbind /sys "$root/sys"; then
+		echo "cannot mount /dev, /proc, /sys in $root" >&2
+		return 1
+	fi
+	cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+}
+in_root() {
+	# shellcheck disable=SC2153 # the caller's ROOT
+	chroot "$ROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		DEBIAN_FRONTEND=noninteractive "$@"
+}

@@ -130,21 +130,8 @@ dpkg-deb --root-owner-group -b "$WORK/deb13/x" "$REPO/libnuma1_2.0.19-2_amd64.de
 (cd "$REPO" && dpkg-scanpackages . /dev/null >Packages 2>/dev/null)
 
 # --- the root ----------------------------------------------------------------
-cleanup() {
-	for m in sys proc dev; do
-		mountpoint -q "$ROOT/$m" && umount -l "$ROOT/$m"
-	done
-}
-trap cleanup EXIT
-mkdir -p "$ROOT"
-tar -C "$ROOT" -xf "$TARBALL" || bail "cannot unpack $TARBALL"
-if ! mount --bind /dev "$ROOT/dev" || ! mount -t proc proc "$ROOT/proc" ||
-	! mount --rbind /sys "$ROOT/sys"; then
-	bail "cannot mount /dev, /proc, /sys in $ROOT"
-fi
-cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
-in_root() { chroot "$ROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-	DEBIAN_FRONTEND=noninteractive "$@"; }
+trap 'clean_root_umount "$ROOT"' EXIT
+clean_root_enter "$TARBALL" "$ROOT" 2>"$WORK/root.log" || bail "$(cat "$WORK/root.log")"
 # shellcheck disable=SC2016 # dpkg-query's ${...}, not the shell's
 version_of() { in_root dpkg-query -W -f '${Version}' "$1" 2>/dev/null; }
 check() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1 (expected '$2', got '$3')"; fi; }

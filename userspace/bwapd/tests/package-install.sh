@@ -16,6 +16,8 @@
 #
 # Run as root (chroot, mounts). Every mount is undone on exit.
 set -uo pipefail
+# shellcheck source=/dev/null # scripts/lib.sh, checked on its own
+. "$(dirname "$0")/../../../scripts/lib.sh"
 
 DEBS=$(cd "${1:?usage: $0 DEBDIR [WORKDIR]}" && pwd)
 WORK=${2:-$DEBS/install-test}
@@ -55,23 +57,8 @@ if [ ! -s "$TARBALL" ]; then
 	mv "$TARBALL.tmp" "$TARBALL"
 fi
 
-cleanup() {
-	for m in sys proc dev; do
-		mountpoint -q "$ROOT/$m" && umount -l "$ROOT/$m"
-	done
-}
-trap cleanup EXIT
-cleanup
-rm -rf "$ROOT"
-mkdir -p "$ROOT"
-tar -C "$ROOT" -xf "$TARBALL" || bail "cannot unpack $TARBALL"
-if ! mount --bind /dev "$ROOT/dev" || ! mount -t proc proc "$ROOT/proc" ||
-	! mount --rbind /sys "$ROOT/sys"; then
-	bail "cannot mount /dev, /proc, /sys in $ROOT"
-fi
-cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
-in_root() { chroot "$ROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-	DEBIAN_FRONTEND=noninteractive "$@"; }
+trap 'clean_root_umount "$ROOT"' EXIT
+clean_root_enter "$TARBALL" "$ROOT" 2>"$WORK/root.log" || bail "$(cat "$WORK/root.log")"
 
 # Every file of the root but the package manager's own records.
 files() {
