@@ -136,6 +136,7 @@ WL=$M/workloads/mixed.json
 last_dwp() { grep '"step"' | tail -1 | sed 's/.*"dwp": \([0-9.]*\).*/\1/'; }
 last_weights() { grep '"step"' | tail -1 | sed 's/.*"weights": \[\([0-9, ]*\)\].*/\1/' | tr -d ','; }
 hold() {
+	: >/tmp/hold.out	# not the last one's "ready"
 	numactl --cpunodebind=0 --weighted-interleave=0-3 $HOLD "$1" >/tmp/hold.out 2>&1 &
 	hp=$!
 	i=0
