@@ -9,6 +9,20 @@
 # TAP goes to stdout and to TAP_FILE (default
 # build/results/host/tap/checkpatch-BASE.tap). Exit status is non-zero if any
 # patch has errors, warnings or checks.
+#
+# checkpatch.pl checks a commit named in a commit message ("commit
+# <12 hex digits> (\"<title>\")") against the git history of the tree it
+# runs in: the id must exist and the title must be the commit's. The base
+# tree here is a git repository without upstream's history, where every
+# such reference would be unknown; a tree without git metadata cannot
+# check them at all. So checkpatch runs as in a clone of upstream Linux:
+# with LINUX_GIT=DIR, a clone of torvalds/linux.git, its history answers;
+# otherwise kernel-patches/upstream-commits does (the upstream commits the
+# series names, as "git log --format='%H %s'" prints them in such a clone),
+# through a git command that answers checkpatch's "git log -1 ID" from it
+# and hands every other use to git. A reference to a commit that is not
+# listed, with a title that is not the commit's, or in another form than
+# the kernel's fails either way.
 set -euo pipefail
 
 # shellcheck source=lib.sh
@@ -25,6 +39,37 @@ done
 CP=$LINUX/scripts/checkpatch.pl
 [ -f "$CP" ] || die "$CP not found (run scripts/kernel-source.sh first)"
 mkdir -p "$(dirname "$TAP")"
+
+# Upstream's history: a clone (LINUX_GIT), or the list of the commits the
+# series names, answered by a git command first in PATH.
+UPSTREAM_COMMITS=$REPO_ROOT/kernel-patches/upstream-commits
+CP_ENV=()
+if [ -n "${LINUX_GIT:-}" ]; then
+	[ -d "$LINUX_GIT" ] || die "LINUX_GIT=$LINUX_GIT is not a directory"
+	gitdir=$(git -C "$LINUX_GIT" rev-parse --absolute-git-dir) ||
+		die "LINUX_GIT=$LINUX_GIT is not a git repository"
+	CP_ENV=(GIT_DIR="$gitdir")
+else
+	shim=$(mktemp -d)
+	trap 'rm -rf "$shim"' EXIT
+	cat >"$shim/git" <<SHIM
+#!/bin/sh
+# checkpatch.pl's look-up of a commit id: git log ... -1 ID
+if [ "\$1" = log ]; then
+	for id; do :; done
+	hit=\$(grep -v '^#' "$UPSTREAM_COMMITS" | grep -i "^\$id")
+	if [ -n "\$hit" ] && [ "\$(printf '%s\\n' "\$hit" | wc -l)" -eq 1 ]; then
+		printf '%s\\n' "\$hit"
+		exit 0
+	fi
+	echo "fatal: bad object \$id"
+	exit 128
+fi
+exec $(command -v git) "\$@"
+SHIM
+	chmod +x "$shim/git"
+	CP_ENV=(PATH="$shim:$PATH")
+fi
 
 mapfile -t patches < <(series_patches)
 fail=0
@@ -43,7 +88,8 @@ fail=0
 			fail=1
 			continue
 		fi
-		if out=$(cd "$LINUX" && perl scripts/checkpatch.pl --strict --color=never "$f" 2>&1); then
+		if out=$(cd "$LINUX" && env "${CP_ENV[@]}" perl scripts/checkpatch.pl \
+				--strict --color=never "$f" 2>&1); then
 			echo "ok $n - checkpatch --strict kernel-patches/$BASE/$p"
 		else
 			echo "not ok $n - checkpatch --strict kernel-patches/$BASE/$p"

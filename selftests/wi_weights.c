@@ -619,6 +619,140 @@ TEST_F(weights, leader_exited)
 	close(pidfd);
 }
 
+/*
+ * The leader of a process of OTHER_UID exits; the thread left makes the
+ * process non-dumpable (as a set-user-ID program does) and waits for a
+ * byte on fd.  Returns the pid, with the leader a zombie, or -1.
+ */
+static pid_t spawn_leaderless(int *go)
+{
+	char state[512] = "", path[64];
+	int pipefd[2], i;
+	pthread_t th;
+	pid_t pid;
+
+	if (pipe(pipefd))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		close(pipefd[1]);
+		if (setresgid(OTHER_UID, OTHER_UID, OTHER_UID) ||
+		    setresuid(OTHER_UID, OTHER_UID, OTHER_UID))
+			_exit(10);
+		if (prctl(PR_SET_DUMPABLE, 0))
+			_exit(11);
+		if (pthread_create(&th, NULL, park, &pipefd[0]))
+			_exit(12);
+		pthread_exit(NULL);
+	}
+	close(pipefd[0]);
+	*go = pipefd[1];
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	for (i = 0; i < 20000 && !strstr(state, ") Z "); i++) {
+		usleep(1000);
+		wi_read_file(path, state, sizeof(state));
+	}
+	return strstr(state, ") Z ") ? pid : -1;
+}
+
+/*
+ * The rule holds for a process whose leader has exited: the check is made
+ * on the thread whose address space the weights belong to, as mm_access()
+ * makes it for /proc/PID/mem.  With the leader gone, a check on the leader
+ * would not see that the process is non-dumpable and would let its own
+ * user in; the user gets EPERM, as ptrace access is refused.  Root, with
+ * CAP_SYS_PTRACE and CAP_SYS_NICE, still may.
+ */
+TEST_F(weights, leader_exited_nondumpable)
+{
+	int go, pidfd, status;
+	pid_t pid;
+
+	WI_TEST_START();
+	pid = spawn_leaderless(&go);
+	ASSERT_LT(0, pid);
+	pidfd = wi_pidfd_open(pid);
+	ASSERT_LE(0, pidfd);
+	EXPECT_EQ(EPERM, as_user(OTHER_UID, 0, try_set, pidfd));
+	EXPECT_EQ(EPERM, as_user(OTHER_UID, 0, try_get, pidfd));
+	EXPECT_EQ(EPERM, as_user(0, DROP(CAP_SYS_PTRACE), try_set, pidfd));
+	EXPECT_EQ(0, as_user(0, 0, try_set, pidfd));
+	EXPECT_EQ(0, as_user(0, 0, try_get, pidfd));
+	ASSERT_EQ(1, write(go, "x", 1));
+	close(go);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(pidfd);
+}
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD	O_EXCL
+#endif
+
+struct thread_pipe {
+	int go[2];	/* the thread waits for a byte on go[0] */
+	int tid[2];	/* and first writes its thread id to tid[1] */
+};
+
+static void *wait_on_pipe(void *arg)
+{
+	struct thread_pipe *tp = arg;
+	pid_t tid = syscall(SYS_gettid);
+	char c;
+
+	if (write(tp->tid[1], &tid, sizeof(tid)) != sizeof(tid))
+		return NULL;
+	return (void *)(long)(read(tp->go[0], &c, 1) == 1);
+}
+
+/*
+ * A pidfd for a thread other than the leader (pidfd_open(PIDFD_THREAD),
+ * Linux 6.9 and later) names the thread's process: its weights can be set
+ * and read through it.  Older kernels refuse the flag: skipped.
+ */
+TEST_F(weights, thread_pidfd)
+{
+	uint8_t vec[WI_WEIGHTS_MAX_NODES] = { 0 }, got[WI_WEIGHTS_MAX_NODES];
+	struct thread_pipe tp;
+	pthread_t th;
+	pid_t tid;
+	int pidfd;
+	void *ok;
+
+	WI_TEST_START();
+	ASSERT_EQ(0, pipe(tp.go));
+	ASSERT_EQ(0, pipe(tp.tid));
+	ASSERT_EQ(0, pthread_create(&th, NULL, wait_on_pipe, &tp));
+	ASSERT_EQ(sizeof(tid), read(tp.tid[0], &tid, sizeof(tid)));
+	ASSERT_NE(getpid(), tid);
+	pidfd = syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
+	if (pidfd < 0 && errno == EINVAL) {
+		ASSERT_EQ(1, write(tp.go[1], "x", 1));
+		pthread_join(th, NULL);
+		SKIP(return, "kernel without PIDFD_THREAD");
+	}
+	ASSERT_LE(0, pidfd);
+	vec[self->nodes[0]] = 5;
+	EXPECT_EQ(0, wi_set_task_weights(pidfd, vec, self->nr_node_ids, 0))
+		TH_LOG("set through a thread pidfd: %s", strerror(errno));
+	memset(got, 0xaa, sizeof(got));
+	EXPECT_EQ(self->nr_node_ids,
+		  wi_get_task_weights(PIDFD_SELF_THREAD_GROUP, got,
+				      self->nr_node_ids, 0));
+	EXPECT_EQ(0, memcmp(got, vec, self->nr_node_ids));
+	memset(got, 0xaa, sizeof(got));
+	EXPECT_EQ(self->nr_node_ids,
+		  wi_get_task_weights(pidfd, got, self->nr_node_ids, 0))
+		TH_LOG("get through a thread pidfd: %s", strerror(errno));
+	EXPECT_EQ(0, memcmp(got, vec, self->nr_node_ids));
+	ASSERT_EQ(1, write(tp.go[1], "x", 1));
+	ASSERT_EQ(0, pthread_join(th, &ok));
+	EXPECT_EQ((void *)1, ok);
+	close(pidfd);
+}
+
 /* The weights after a failed call are the ones before it. */
 static void expect_unchanged(struct __test_metadata *_metadata,
 			     FIXTURE_DATA(weights) *self, const char *what)
