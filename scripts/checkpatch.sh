@@ -71,13 +71,39 @@ SHIM
 	CP_ENV=(PATH="$shim:$PATH")
 fi
 
+# checkpatch.pl on a patch file; its output in $out.
+run_checkpatch() {
+	out=$(cd "$LINUX" && env "${CP_ENV[@]}" perl scripts/checkpatch.pl \
+		--strict --color=never "$1" 2>&1)
+}
+
+# The look-up must be able to fail: the first patch of the series with
+# its first reference to an upstream commit given a wrong title is
+# refused (GIT_COMMIT_ID).
+canary_refused() {
+	local first=$1 bad
+	bad=$(mktemp)
+	# The first "commit <id> (\"mm/mempolicy: <title>" of the message
+	# becomes "commit <id> (\"mm/mempolicy: not <title>".
+	perl -0pe 's/(commit [0-9a-f]{12} \("mm\/mempolicy:)(\s)/$1 not$2/' \
+		"$first" >"$bad"
+	if cmp -s "$first" "$bad"; then
+		rm -f "$bad"
+		out="no reference to an mm/mempolicy commit in ${first##*/}"
+		return 1
+	fi
+	run_checkpatch "$bad" || true
+	rm -f "$bad"
+	grep -q 'ERROR: Please use git commit description style' <<<"$out"
+}
+
 mapfile -t patches < <(series_patches)
 fail=0
 {
 	if [ ${#patches[@]} -eq 0 ]; then
 		echo "1..0 # SKIP no patches"
 	else
-		echo "1..${#patches[@]}"
+		echo "1..$((${#patches[@]} + 1))"
 	fi
 	n=0
 	for p in "${patches[@]}"; do
@@ -88,8 +114,7 @@ fail=0
 			fail=1
 			continue
 		fi
-		if out=$(cd "$LINUX" && env "${CP_ENV[@]}" perl scripts/checkpatch.pl \
-				--strict --color=never "$f" 2>&1); then
+		if run_checkpatch "$f"; then
 			echo "ok $n - checkpatch --strict kernel-patches/$BASE/$p"
 		else
 			echo "not ok $n - checkpatch --strict kernel-patches/$BASE/$p"
@@ -97,6 +122,19 @@ fail=0
 		fi
 		printf '%s\n' "$out" | sed 's/^/# /'
 	done
+	if [ ${#patches[@]} -gt 0 ]; then
+		n=$((n + 1))
+		# The first patch that names an mm/mempolicy commit.
+		first=$(grep -l 'commit [0-9a-f]\{12\} ("mm/mempolicy:' \
+			"${patches[@]/#/$PATCH_DIR/}" | head -n 1)
+		if [ -n "$first" ] && canary_refused "$first"; then
+			echo "ok $n - a commit named with a wrong title is refused (${first##*/})"
+		else
+			echo "not ok $n - a commit named with a wrong title is refused (${first##*/})"
+			printf '%s\n' "$out" | sed 's/^/# /'
+			fail=1
+		fi
+	fi
 } >"$TAP"
 cat "$TAP"
 exit $fail

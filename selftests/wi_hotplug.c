@@ -325,9 +325,18 @@ static void hot_add_node(struct __test_metadata *_metadata,
 	EXPECT_TRUE(weight_file(node));
 	EXPECT_EQ(3, wi_read_weight(node));
 
-	/* The DIMM leaves: offline, then ejected. */
+	/*
+	 * Auto mode again.  The DIMM leaves: offline, then ejected.  A node
+	 * that loses its memory leaves the weights as they are (as upstream);
+	 * writing "true" derives them again for the nodes left, in auto mode
+	 * too (upstream 6.16 and later).
+	 */
+	ASSERT_EQ(0, wi_write_file(WI_SYSFS_DIR "/auto", "true"));
+	expect_auto_weights(_metadata);
 	ASSERT_EQ(0, set_blocks(node, "offline"));
 	EXPECT_FALSE(weight_file(node));
+	ASSERT_EQ(0, wi_write_file(WI_SYSFS_DIR "/auto", "true"));
+	expect_auto_weights(_metadata);
 	ASSERT_EQ(0, host_request(_metadata, self->tty, "del %s", dimm));
 	EXPECT_TRUE(wait_blocks(node, 0))
 		TH_LOG("node %d kept its memory blocks after the eject", node);

@@ -47,8 +47,8 @@ FIXTURE_TEARDOWN(wi_sysfs)
 	EXPECT_EQ(0, wi_state_restore());
 }
 
-/* Kernels that refuse 0 and an empty line instead of resetting to 1. */
-static bool rejects_zero(void)
+/* Kernels with weight files for the nodes with memory only (6.16+). */
+static bool memory_nodes_only(void)
 {
 	return wi_is_project_kernel() || wi_upstream_at_least(6, 16);
 }
@@ -104,7 +104,7 @@ TEST_F(wi_sysfs, node_files_match_memory_nodes)
 	for (i = 0; i < WI_MAX_NODES; i++) {
 		if (!wi_mask_test(&files, i) || wi_mask_test(&mem, i))
 			continue;
-		if (rejects_zero()) {
+		if (memory_nodes_only()) {
 			/* N_MEMORY nodes only (upstream 6.16+ and this tree). */
 			EXPECT_TRUE(false)
 				TH_LOG("weight file for node %d without memory", i);
@@ -302,7 +302,12 @@ static const char * const bad_writes[] = {
 	"256", "-1", "abc", "1000", "0x100", "3 4", "1.5", " ", "0x", "4x",
 };
 
-/* Refused by this tree (and upstream 6.16+); 6.9-6.15 reset to 1. */
+/*
+ * "0" and an empty line: the node's default weight, on this tree (the
+ * weight auto mode derives for the node, 1 without bandwidth data; the
+ * weights stay manual) and on upstream 6.9-6.15 (1); upstream 6.16 and
+ * later refuse them with EINVAL.
+ */
 static const char * const zero_writes[] = {
 	"0", "0\n", "00", "0x0", "\n",
 };
@@ -310,8 +315,9 @@ static const char * const zero_writes[] = {
 TEST_F(wi_sysfs, bad_writes_rejected)
 {
 	int node = self->nodes[self->nr - 1];
+	unsigned int derived[WI_MAX_NODES];
+	int i, dflt = 1;
 	char k[16];
-	size_t i;
 	long ret;
 
 	WI_TEST_START();
@@ -319,7 +325,7 @@ TEST_F(wi_sysfs, bad_writes_rejected)
 	kernel_str(k, sizeof(k));
 	ASSERT_EQ(0, wi_set_weight(node, 3));
 
-	for (i = 0; i < ARRAY_SIZE(bad_writes); i++) {
+	for (i = 0; i < (int)ARRAY_SIZE(bad_writes); i++) {
 		const char *s = bad_writes[i];
 
 		ret = wi_write_weight_raw(node, s, strlen(s));
@@ -327,22 +333,28 @@ TEST_F(wi_sysfs, bad_writes_rejected)
 		EXPECT_EQ(3, wi_read_weight(node)) TH_LOG("after \"%s\"", s);
 	}
 
-	for (i = 0; i < ARRAY_SIZE(zero_writes); i++) {
+	if (wi_is_project_kernel() && wi_auto_weights(derived) == 0)
+		dflt = derived[node];
+	for (i = 0; i < (int)ARRAY_SIZE(zero_writes); i++) {
 		const char *s = zero_writes[i];
+		const char *shown = i == 4 ? "\\n" : s;
 
 		ASSERT_EQ(0, wi_set_weight(node, 3));
 		ret = wi_write_weight_raw(node, s, strlen(s));
-		if (rejects_zero()) {
+		if (wi_upstream_at_least(6, 16)) {
+			TH_LOG("upstream %s refuses \"%s\" with EINVAL; this tree takes it as the node's default weight (deliberate difference)",
+			       k, shown);
 			EXPECT_EQ(-EINVAL, ret)
-				TH_LOG("\"%s\" gave %ld", s == zero_writes[4] ?
-				       "\\n" : s, ret);
+				TH_LOG("\"%s\" gave %ld", shown, ret);
 			EXPECT_EQ(3, wi_read_weight(node));
-		} else {
-			TH_LOG("upstream %s takes \"%s\" as a reset to the default weight; this tree rejects it with EINVAL (deliberate difference)",
-			       k, s == zero_writes[4] ? "\\n" : s);
-			EXPECT_EQ((long)strlen(s), ret);
-			EXPECT_EQ(1, wi_read_weight(node));
+			continue;
 		}
+		EXPECT_EQ((long)strlen(s), ret)
+			TH_LOG("\"%s\" gave %ld", shown, ret);
+		EXPECT_EQ(dflt, wi_read_weight(node))
+			TH_LOG("default weight after \"%s\"", shown);
+		if (wi_is_project_kernel())
+			EXPECT_EQ(0, wi_auto_mode());
 	}
 
 	/* A zero-length write never reaches the attribute. */

@@ -725,7 +725,7 @@ TEST_F(weights, thread_pidfd)
 	ASSERT_EQ(0, pipe(tp.go));
 	ASSERT_EQ(0, pipe(tp.tid));
 	ASSERT_EQ(0, pthread_create(&th, NULL, wait_on_pipe, &tp));
-	ASSERT_EQ(sizeof(tid), read(tp.tid[0], &tid, sizeof(tid)));
+	ASSERT_EQ((ssize_t)sizeof(tid), read(tp.tid[0], &tid, sizeof(tid)));
 	ASSERT_NE(getpid(), tid);
 	pidfd = syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
 	if (pidfd < 0 && errno == EINVAL) {
