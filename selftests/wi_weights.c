@@ -620,50 +620,75 @@ TEST_F(weights, leader_exited)
 }
 
 /*
- * The leader of a process of OTHER_UID exits; the thread left makes the
- * process non-dumpable (as a set-user-ID program does) and waits for a
- * byte on fd.  Returns the pid, with the leader a zombie, or -1.
+ * The thread left after its leader exited: once told to, it makes the
+ * process non-dumpable (as a set-user-ID program does), says so, and
+ * waits for the byte that ends the process.
+ */
+static void *nondumpable_later(void *arg)
+{
+	int *fds = arg;	/* fds[0]: orders in, fds[1]: answers out */
+	char c;
+
+	if (read(fds[0], &c, 1) != 1 || prctl(PR_SET_DUMPABLE, 0) ||
+	    write(fds[1], "d", 1) != 1)
+		_exit(13);
+	_exit(read(fds[0], &c, 1) == 1 ? 0 : 14);
+	return NULL;
+}
+
+/*
+ * A process of OTHER_UID whose leader exits while it is dumpable; the
+ * thread left makes the process non-dumpable afterwards.  Returns its pid,
+ * or -1; *go takes the byte that ends it.
  */
 static pid_t spawn_leaderless(int *go)
 {
-	char state[512] = "", path[64];
-	int pipefd[2], i;
+	char state[512] = "", path[64], c;
+	int orders[2], answers[2], i;
+	static int fds[2];
 	pthread_t th;
 	pid_t pid;
 
-	if (pipe(pipefd))
+	if (pipe(orders) || pipe(answers))
 		return -1;
 	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (!pid) {
-		close(pipefd[1]);
+		fds[0] = orders[0];
+		fds[1] = answers[1];
 		if (setresgid(OTHER_UID, OTHER_UID, OTHER_UID) ||
 		    setresuid(OTHER_UID, OTHER_UID, OTHER_UID))
 			_exit(10);
-		if (prctl(PR_SET_DUMPABLE, 0))
+		/* Changing credentials made it non-dumpable: undo that. */
+		if (prctl(PR_SET_DUMPABLE, 1))
 			_exit(11);
-		if (pthread_create(&th, NULL, park, &pipefd[0]))
+		if (pthread_create(&th, NULL, nondumpable_later, fds))
 			_exit(12);
 		pthread_exit(NULL);
 	}
-	close(pipefd[0]);
-	*go = pipefd[1];
+	close(orders[0]);
+	close(answers[1]);
+	*go = orders[1];
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	for (i = 0; i < 20000 && !strstr(state, ") Z "); i++) {
 		usleep(1000);
 		wi_read_file(path, state, sizeof(state));
 	}
-	return strstr(state, ") Z ") ? pid : -1;
+	if (!strstr(state, ") Z ") || write(*go, "d", 1) != 1 ||
+	    read(answers[0], &c, 1) != 1)
+		pid = -1;
+	close(answers[0]);
+	return pid;
 }
 
 /*
  * The rule holds for a process whose leader has exited: the check is made
  * on the thread whose address space the weights belong to, as mm_access()
- * makes it for /proc/PID/mem.  With the leader gone, a check on the leader
- * would not see that the process is non-dumpable and would let its own
- * user in; the user gets EPERM, as ptrace access is refused.  Root, with
- * CAP_SYS_PTRACE and CAP_SYS_NICE, still may.
+ * makes it for /proc/PID/mem.  A check on the exited leader would not see
+ * that the process made itself non-dumpable after the leader left, and
+ * would let its own user in; the user gets EPERM, as ptrace access is
+ * refused.  Root, with CAP_SYS_PTRACE and CAP_SYS_NICE, still may.
  */
 TEST_F(weights, leader_exited_nondumpable)
 {
