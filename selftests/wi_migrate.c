@@ -18,6 +18,11 @@
 #include <unistd.h>
 
 #include "wi_harness.h"
+#include "wi_weights.h"
+
+#ifndef MFD_CLOEXEC
+#define MFD_CLOEXEC 0x0001U
+#endif
 
 FIXTURE(wi_migrate) {
 	bool setup_skipped;
@@ -250,6 +255,73 @@ TEST_F(wi_migrate, move_thp)
 static void __attribute__((constructor)) wi_migrate_init(void)
 {
 	wi_restore_at_exit();
+}
+
+/*
+ * One mbind(MPOL_MF_MOVE) over anonymous memory and a memfd mapped right
+ * after it.  The anonymous pages follow the process's own weights, the
+ * memfd's pages the global ones, as when they were faulted in: also on a
+ * kernel that migrates a whole range under one policy (6.12).  Without
+ * per-process weights both follow the global ones.
+ */
+TEST_F(wi_migrate, move_private_and_shared)
+{
+	unsigned int global[] = { 3, 1 }, own[] = { 1, 5 };
+	size_t na = 60, ns = 64, len = (na + ns) * WI_PAGE_SIZE, i;
+	uint8_t vec[WI_WEIGHTS_MAX_NODES];
+	long count[WI_MAX_NODES];
+	const unsigned int *w;
+	struct wi_mask tgt;
+	char *buf, *shm;
+	int fd, src, *st;
+
+	WI_TEST_START();
+	if (self->nr < 3)
+		SKIP(return, "needs 3 memory nodes, have %d", self->nr);
+	src = self->nodes[self->nr - 1];
+	WI_SET_WEIGHTS(self->nodes, global, 2);
+	wi_mask_from_nodes(&tgt, self->nodes, 2);
+	w = global;
+	if (wi_task_weights_supported() == 1) {
+		wi_weights_vec(vec, sizeof(vec), self->nodes, own, 2);
+		ASSERT_EQ(0, wi_set_task_weights(PIDFD_SELF_THREAD_GROUP, vec,
+						 sizeof(vec), 0));
+		w = own;
+	}
+
+	/* [ anonymous, na pages ][ memfd, ns pages ] */
+	buf = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	ASSERT_EQ(buf, mmap(buf, na * WI_PAGE_SIZE, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0));
+	madvise(buf, na * WI_PAGE_SIZE, MADV_NOHUGEPAGE);
+	fd = memfd_create("wi_migrate", MFD_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ftruncate(fd, ns * WI_PAGE_SIZE));
+	shm = buf + na * WI_PAGE_SIZE;
+	ASSERT_EQ(shm, mmap(shm, ns * WI_PAGE_SIZE, PROT_READ | PROT_WRITE,
+			    MAP_SHARED | MAP_FIXED, fd, 0));
+	madvise(shm, ns * WI_PAGE_SIZE, MADV_NOHUGEPAGE);
+	populate_on(_metadata, buf, len, WI_PAGE_SIZE, src);
+
+	ASSERT_EQ(0, wi_mbind(buf, len, MPOL_WEIGHTED_INTERLEAVE, &tgt,
+			      MPOL_MF_MOVE))
+		TH_LOG("mbind(MPOL_MF_MOVE): %s", strerror(errno));
+	st = wi_nodes_of(_metadata, buf, na + ns, WI_PAGE_SIZE);
+
+	/* Any run of pages as long as a cycle holds each node's weight. */
+	wi_count_nodes(st, na, count);
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ((long)(na * w[i] / (w[0] + w[1])),
+			  count[self->nodes[i]])
+			TH_LOG("anonymous pages on node %d", self->nodes[i]);
+	wi_count_nodes(st + na, ns, count);
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ((long)(ns * global[i] / 4), count[self->nodes[i]])
+			TH_LOG("memfd pages on node %d", self->nodes[i]);
+	free(st);
+	munmap(buf, len);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN

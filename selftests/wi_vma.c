@@ -266,6 +266,67 @@ TEST_F(wi_vma, shmem_memfd)
 	close(fd);
 }
 
+/*
+ * Huge pages of a tmpfs file: ilx = inode number + huge page index in the
+ * file, as upstream's shmem_get_pgoff_policy() numbers them, on both series
+ * (6.1's own interleave numbers them (inode number + page index) >> 9).
+ */
+TEST_F(wi_vma, shmem_thp)
+{
+	size_t n = 2 * self->wsum, len = n * WI_HPAGE_SIZE;
+	char data[128], path[160], *map;
+	int ret, fd = -1, i, *head, *tail;
+	unsigned long ino = 0;
+	struct stat sb;
+	size_t rawlen;
+	void *raw;
+
+	WI_TEST_START();
+	snprintf(data, sizeof(data), "size=%zum,huge=always", (len >> 20) + 8);
+	ret = wi_mount_scratch(self->tmpfs, sizeof(self->tmpfs), "tmpfs",
+			       data);
+	if (ret)
+		SKIP(return, "no tmpfs with huge=always: %s", strerror(-ret));
+	/* A file whose inode number tells the two numberings apart. */
+	for (i = 0; i < 4; i++) {
+		if (fd >= 0)
+			close(fd);
+		snprintf(path, sizeof(path), "%s/file%d", self->tmpfs, i);
+		fd = open(path, O_RDWR | O_CREAT, 0600);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, fstat(fd, &sb));
+		ino = sb.st_ino;
+		if ((ino - (ino >> 9)) % self->wsum)
+			break;
+	}
+	ASSERT_EQ(0, ftruncate(fd, len));
+	map = wi_mmap_aligned(len, WI_HPAGE_SIZE, &raw, &rawlen);
+	ASSERT_NE(NULL, map);
+	ASSERT_EQ(map, mmap(map, len, PROT_READ | PROT_WRITE,
+			    MAP_SHARED | MAP_FIXED, fd, 0));
+	ASSERT_EQ(0, wi_mbind(map, len, MPOL_WEIGHTED_INTERLEAVE,
+			      &self->mask, 0)) TH_LOG("mbind: %s",
+						      strerror(errno));
+	wi_fault_pages(map, n, WI_HPAGE_SIZE);
+	if (wi_smaps_field_kb(map, "ShmemPmdMapped:") != (long)(len >> 10)) {
+		munmap(raw, rawlen);
+		close(fd);
+		SKIP(return, "the file is not all in huge pages");
+	}
+
+	head = wi_nodes_of(_metadata, map, n, WI_HPAGE_SIZE);
+	tail = wi_nodes_of(_metadata, map + WI_HPAGE_SIZE - WI_PAGE_SIZE, n,
+			   WI_HPAGE_SIZE);
+	EXPECT_EQ(0, memcmp(head, tail, n * sizeof(int)))
+		TH_LOG("head and tail pages of a huge page on different nodes");
+	wi_check_weighted(_metadata, head, n, ino, self->nodes,
+			  self->weights, self->nr);
+	free(head);
+	free(tail);
+	munmap(raw, rawlen);
+	close(fd);
+}
+
 static bool mounts_has_option(const char *dir, const char *opt)
 {
 	char line[1024];
