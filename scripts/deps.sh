@@ -19,7 +19,7 @@ PACKAGES=(
 	shellcheck mandoc libjson-c-dev libpfm4-dev
 	autoconf automake libtool dpkg-dev
 	debhelper lintian mmdebstrap systemd
-	python3
+	python3 gcc-multilib
 )
 
 missing=()

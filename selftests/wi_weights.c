@@ -179,7 +179,7 @@ TEST_F(weights, task_policy_follows_own_weights)
 
 		TH_LOG("node %d: %ld pages, %ld expected", self->nodes[i],
 		       count[i], want);
-		EXPECT_GE(wi_weight_sum(own, self->nr), labs(count[i] - want));
+		EXPECT_GE((long)wi_weight_sum(own, self->nr), labs(count[i] - want));
 	}
 }
 
