@@ -302,6 +302,32 @@ else
 	out=$(bwapd --file $F --model "$MODEL" tune --pid $hp --workload "$WL" 2>&1)
 	check "tuner: gone process refused" 1 $?
 	check "tuner: gone process message" 1 "$(echo "$out" | grep -c "process $hp: No such process")"
+
+	# exec under a seccomp allow-list shaped like a container's, which
+	# answers ENOSYS for the weights calls (helpers/wi_seccomp.c): bwapd
+	# says the filter blocks them, not the kernel, and the command does
+	# not run; with the two numbers allowed it runs
+	SC=/usr/lib/wi/wi_seccomp
+	if [ -x $SC ]; then
+		out=$($SC ENOSYS bwapd --file $F --model "$MODEL" --run-dir "" exec \
+			--workload "$WL" -- /bin/echo started 2>&1)
+		rc=$?
+		echo "$out" | sed 's/^/# /'
+		check "tuner: exec under a seccomp allow-list: refused" 127 $rc
+		check "tuner: exec under a seccomp allow-list: names the filter" 1 \
+			"$(echo "$out" | grep -c 'blocked by the seccomp filter this process runs under (ENOSYS from the filter; the kernel has the call)')"
+		check "tuner: exec under a seccomp allow-list: the command did not run" 0 \
+			"$(echo "$out" | grep -c '^started$')"
+		out=$($SC ENOSYS --allow-weights bwapd --file $F --model "$MODEL" --run-dir "" \
+			exec --workload "$WL" -- /bin/echo started 2>&1)
+		echo "$out" | sed 's/^/# /'
+		check "tuner: exec with the weights calls allowed: the command runs" 1 \
+			"$(echo "$out" | grep -c '^started$')"
+		check "tuner: exec with the weights calls allowed: no word of the filter" 0 \
+			"$(echo "$out" | grep -c 'seccomp')"
+	else
+		skip "tuner: exec under a seccomp allow-list: no $SC"
+	fi
 fi
 
 # --- tuning through the global weights (--global), on every kernel ------------

@@ -17,6 +17,7 @@
 #include "cmd.h"
 #include "json_out.h"
 #include "log.h"
+#include "seccomp.h"
 
 #define MPOL_WEIGHTED_INTERLEAVE_MODE	6	/* uapi/linux/mempolicy.h */
 #ifndef SYS_set_mempolicy_weights
@@ -106,8 +107,13 @@ static int exec_and_tune(const struct opts *o, char **argv)
 		;
 	close(p[0]);
 	if (n == sizeof(err)) {
+		char why[512];
+
 		waitpid(pid, &status, 0);
-		if (err == ENOSYS || err == EINVAL)
+		if (bwapd_seccomp_why(err, why, sizeof(why)))
+			bwapd_log(BWAPD_LOG_ERR, "cannot put %s under weighted "
+				  "interleave: %s", argv[0], why);
+		else if (err == ENOSYS || err == EINVAL)
 			bwapd_log(BWAPD_LOG_ERR, "cannot put %s under weighted interleave: %s "
 				"(a kernel without MPOL_WEIGHTED_INTERLEAVE or "
 				"set_mempolicy_weights?)", argv[0], strerror(err));

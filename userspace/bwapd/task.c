@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "seccomp.h"
 #include "stall.h"
 #include "target.h"
 
@@ -137,6 +138,8 @@ static int task_set_weights(struct bwapd_target *t, const uint8_t *w, int nr)
 		    (unsigned long)nr, 0U) == 0)
 		return 0;
 	err = errno;
+	if (bwapd_seccomp_why(err, t->why, sizeof(t->why)))
+		return -err;
 	switch (err) {
 	case ENOSYS:
 		snprintf(t->why, sizeof(t->why),
