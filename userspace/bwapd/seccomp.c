@@ -74,11 +74,11 @@ int bwapd_seccomp_why(int err, char *buf, size_t len)
 			 "seccomp filter this process runs under (%s from the "
 			 "filter; the kernel has the call): the filter must allow "
 			 "system calls 1000 and 1001 (x86-64 and i386), see "
-			 "bwapd(8), SECCOMP FILTERS", strerrorname_np(err));
+			 "bwapd(8)", strerrorname_np(err));
 	else
 		snprintf(buf, len, "set_mempolicy_weights(2) failed with %s: "
 			 "the kernel lacks it, or the seccomp filter this process "
 			 "runs under blocks it (system calls 1000 and 1001, see "
-			 "bwapd(8), SECCOMP FILTERS)", strerrorname_np(err));
+			 "bwapd(8))", strerrorname_np(err));
 	return 1;
 }

@@ -104,6 +104,13 @@ else
 	not_ok "man page bwapd(8)"
 fi
 
+if grep -q '^SystemCallFilter=~@clock ' \
+	"$ROOT/usr/share/bwapd/systemd/weights-syscalls.conf" 2>/dev/null; then
+	ok "the seccomp drop-in for units with an allow-list (weights-syscalls.conf)"
+else
+	not_ok "the seccomp drop-in for units with an allow-list (weights-syscalls.conf)"
+fi
+
 # The sandbox of the installed units, as systemd rates it.
 for u in bwapd.service bwapd-apply.service bwapd-profile.service; do
 	e=$(systemd-analyze security --offline=yes --root="$ROOT" "$u" 2>&1 |
