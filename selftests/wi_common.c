@@ -138,7 +138,18 @@ long wi_mbind(void *addr, size_t len, int mode, const struct wi_mask *m,
 		       m ? (unsigned long)WI_MAXNODE : 0UL, flags);
 }
 
-#define WI_MOVE_CHUNK 512
+/*
+ * Pages asked about per move_pages(2) call.  A 32-bit program asks at most
+ * 16 at a time: the kernel's compat path of move_pages(2) without nodes
+ * (do_pages_stat()) steps through the array of 32-bit pointers 16 native
+ * pointers at a time, so from the 17th page on it reads the wrong entries
+ * (6.1 and 6.12 alike).
+ */
+#if __SIZEOF_POINTER__ == 4
+#define WI_MOVE_CHUNK	16
+#else
+#define WI_MOVE_CHUNK	512
+#endif
 
 int wi_page_nodes(const void *base, size_t npages, size_t stride, int *nodes)
 {

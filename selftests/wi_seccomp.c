@@ -81,6 +81,13 @@ FIXTURE_SETUP(seccomp)
 		WI_SETUP_SKIP("no %s", HELPER);
 	if (wi_task_weights_supported() != 1)
 		WI_SETUP_SKIP("kernel without per-process weights");
+	{
+		char *probe[] = { HELPER, "ENOSYS", "/bin/true", NULL };
+		char err[256];
+
+		if (run(probe, err, sizeof(err)))
+			WI_SETUP_SKIP("no seccomp filters: %s", err);
+	}
 	self->nr = wi_pick_nodes(2, self->nodes);
 	if (self->nr < 2)
 		WI_SETUP_SKIP("needs 2 memory nodes, have %d", self->nr);
