@@ -66,6 +66,8 @@ fi
 # --weights expect its error there instead.
 ALLOWED_DIFFERENCES='
 * wi_weights:weights.* per-process weights are not in upstream Linux
+* wi_weights32:weights.* per-process weights are not in upstream Linux
+* wi_seccomp:seccomp.* per-process weights are not in upstream Linux
 * wi_weights_stress:stress.* per-process weights are not in upstream Linux
 * wi_owner:owner.vm_writev_* per-process weights are not in upstream Linux
 * wi_owner:owner.proc_pid_mem_* per-process weights are not in upstream Linux
@@ -77,6 +79,13 @@ ALLOWED_DIFFERENCES='
 6.12 wi_sysfs:wi_sysfs.auto_switch upstream has the auto switch only from 6.16
 6.12 wi_hotplug:hotplug.* upstream has a weight file for every possible node, whatever its memory, until 6.16
 7.3 wi_hotplug:hotplug.node_with_cpu upstream derives auto weights only when a node reports its bandwidth, and a node with a CPU reports it at boot, before its memory comes: that node keeps weight 1 (Documentation/kernel.md)
+'
+
+# Between two series (--compare-results), a case may skip on one base for
+# what the base kernel lacks, and pass on the other: "program:case
+# reason".  Nothing else may differ.
+SERIES_SKIPS='
+wi_weights*:weights.thread_pidfd the 6.1 base has no PIDFD_THREAD pidfds (upstream 6.9)
 '
 
 # "program:case<TAB>status" for every test case of a vm-run.sh result
@@ -117,6 +126,20 @@ allowed() {
 	return 1
 }
 
+# series_skip PROG CASE: the reason a case may skip on one series' base
+series_skip() {
+	local pat reason
+	while read -r pat reason; do
+		[ -n "$pat" ] || continue
+		# shellcheck disable=SC2053
+		if [[ "$1:$2" == $pat ]]; then
+			echo "$reason"
+			return 0
+		fi
+	done <<< "$SERIES_SKIPS"
+	return 1
+}
+
 # compare A.results B.results SERIES WHERE: TAP, one test per test case of
 # A or B; SERIES names B for the allowed differences ("" for none), WHERE
 # says where B ran ("upstream", "on 6.12").
@@ -132,6 +155,10 @@ compare() {
 		elif [ "$p" = pass ] && [ -n "$3" ] &&
 			reason=$(allowed "$3" "$prog" "$tcase"); then
 			echo "ok $n - $key: $p here, $u $there # deliberate: $reason"
+		elif [ -z "$3" ] &&
+			{ [ "$p$u" = skippass ] || [ "$p$u" = passskip ]; } &&
+			reason=$(series_skip "$prog" "$tcase"); then
+			echo "ok $n - $key: $p here, $u $there # base: $reason"
 		else
 			echo "not ok $n - $key: $p here, $u $there"
 		fi
