@@ -573,15 +573,32 @@ static void *park(void *arg)
 }
 
 /*
+ * Wait, a bounded number of polls, until the leader of process @pid is a
+ * zombie ("Z" in its stat).  Its stat line goes to @state.
+ */
+static bool leader_is_zombie(pid_t pid, char *state, size_t len)
+{
+	char path[64];
+	int i;
+
+	state[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	for (i = 0; i < 20000 && !strstr(state, ") Z "); i++) {
+		usleep(1000);
+		wi_read_file(path, state, len);
+	}
+	return strstr(state, ") Z ") != NULL;
+}
+
+/*
  * The thread group leader has exited while another thread runs on: the
  * process is alive, its weights can be set and read through its pidfd.
  */
 TEST_F(weights, leader_exited)
 {
 	uint8_t vec[WI_WEIGHTS_MAX_NODES] = { 0 }, got[WI_WEIGHTS_MAX_NODES];
-	int pipefd[2], pidfd, status, i;
-	char state[512] = "";
-	char path[64];
+	int pipefd[2], pidfd, status;
+	char state[512];
 	pthread_t th;
 	pid_t pid;
 
@@ -598,13 +615,8 @@ TEST_F(weights, leader_exited)
 	close(pipefd[0]);
 	pidfd = wi_pidfd_open(pid);
 	ASSERT_LE(0, pidfd);
-	/* Wait until the leader is a zombie ("Z" in its stat). */
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	for (i = 0; i < 20000 && !strstr(state, ") Z "); i++) {
-		usleep(1000);
-		wi_read_file(path, state, sizeof(state));
-	}
-	ASSERT_NE(NULL, strstr(state, ") Z ")) TH_LOG("%s", state);
+	ASSERT_TRUE(leader_is_zombie(pid, state, sizeof(state)))
+		TH_LOG("%s", state);
 
 	vec[self->nodes[0]] = 2;
 	EXPECT_EQ(0, wi_set_task_weights(pidfd, vec, self->nr_node_ids, 0));
@@ -643,8 +655,8 @@ static void *nondumpable_later(void *arg)
  */
 static pid_t spawn_leaderless(int *go)
 {
-	char state[512] = "", path[64], c;
-	int orders[2], answers[2], i;
+	int orders[2], answers[2];
+	char state[512], c;
 	static int fds[2];
 	pthread_t th;
 	pid_t pid;
@@ -670,12 +682,8 @@ static pid_t spawn_leaderless(int *go)
 	close(orders[0]);
 	close(answers[1]);
 	*go = orders[1];
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	for (i = 0; i < 20000 && !strstr(state, ") Z "); i++) {
-		usleep(1000);
-		wi_read_file(path, state, sizeof(state));
-	}
-	if (!strstr(state, ") Z ") || write(*go, "d", 1) != 1 ||
+	if (!leader_is_zombie(pid, state, sizeof(state)) ||
+	    write(*go, "d", 1) != 1 ||
 	    read(answers[0], &c, 1) != 1)
 		pid = -1;
 	close(answers[0]);

@@ -3,6 +3,7 @@
  * Which capabilities bwapd has: the effective set from /proc/self/status
  * (no libcap needed for reading one mask).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,18 +19,29 @@ static const struct {
 	{ CAP_PERFMON, "CAP_PERFMON" },
 };
 
-static uint64_t effective_caps(void)
+int bwapd_self_status(const char *fmt, ...)
 {
-	unsigned long long mask = 0;
 	char line[128];
+	int found = 0;
+	va_list ap;
 	FILE *f = fopen("/proc/self/status", "r");
 
 	if (!f)
 		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &mask) == 1)
-			break;
+	while (!found && fgets(line, sizeof(line), f)) {
+		va_start(ap, fmt);
+		found = vsscanf(line, fmt, ap) == 1;
+		va_end(ap);
+	}
 	fclose(f);
+	return found;
+}
+
+static uint64_t effective_caps(void)
+{
+	unsigned long long mask = 0;
+
+	bwapd_self_status("CapEff: %llx", &mask);
 	return mask;
 }
 

@@ -22,6 +22,14 @@
 #define BWAPD_CAP(c)	(UINT64_C(1) << (c))
 
 /*
+ * Read one field of /proc/self/status: the first line that the sscanf()
+ * format @fmt (one conversion, e.g. "CapEff: %llx") matches fills its
+ * argument.  Returns 1 if a line matched, 0 otherwise.
+ */
+int bwapd_self_status(const char *fmt, ...)
+	__attribute__((format(scanf, 1, 2)));
+
+/*
  * Write into @buf a sentence that names what @what takes: the
  * capabilities @caps, and which of them this process lacks, e.g.
  * "another user's process takes CAP_SYS_PTRACE and CAP_SYS_NICE; bwapd

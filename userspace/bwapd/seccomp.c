@@ -9,6 +9,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "seccomp.h"
 
 #define NR_GET_MEMPOLICY_WEIGHTS	1001
@@ -17,16 +18,9 @@
 /* The Seccomp: field of /proc/self/status: 0 off, 1 strict, 2 filter. */
 static int seccomp_mode(void)
 {
-	char line[128];
 	int mode = 0;
-	FILE *f = fopen("/proc/self/status", "r");
 
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Seccomp: %d", &mode) == 1)
-			break;
-	fclose(f);
+	bwapd_self_status("Seccomp: %d", &mode);
 	return mode;
 }
 
