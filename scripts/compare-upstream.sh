@@ -82,10 +82,10 @@ ALLOWED_DIFFERENCES='
 '
 
 # Between two series (--compare-results), a case may skip on one base for
-# what the base kernel lacks, and pass on the other: "program:case
-# reason".  Nothing else may differ.
+# what the base kernel lacks, and pass on the other: "base program:case
+# reason", as above.  Nothing else may differ.
 SERIES_SKIPS='
-wi_weights*:weights.thread_pidfd the 6.1 base has no PIDFD_THREAD pidfds (upstream 6.9)
+6.1 wi_weights*:weights.thread_pidfd the 6.1 base has no PIDFD_THREAD pidfds (upstream 6.9)
 '
 
 # "program:case<TAB>status" for every test case of a vm-run.sh result
@@ -112,8 +112,10 @@ results() {
 	done
 }
 
+# allowed LIST SERIES PROG CASE: the reason LIST (ALLOWED_DIFFERENCES,
+# SERIES_SKIPS) gives for a difference of PROG:CASE on SERIES
 allowed() {
-	local series=$1 prog=$2 tcase=$3 ser pat reason
+	local series=$2 prog=$3 tcase=$4 ser pat reason
 	while read -r ser pat reason; do
 		[ -n "$pat" ] || continue
 		[ "$ser" = '*' ] || [ "$ser" = "$series" ] || continue
@@ -122,29 +124,16 @@ allowed() {
 			echo "$reason"
 			return 0
 		fi
-	done <<< "$ALLOWED_DIFFERENCES"
+	done <<< "$1"
 	return 1
 }
 
-# series_skip PROG CASE: the reason a case may skip on one series' base
-series_skip() {
-	local pat reason
-	while read -r pat reason; do
-		[ -n "$pat" ] || continue
-		# shellcheck disable=SC2053
-		if [[ "$1:$2" == $pat ]]; then
-			echo "$reason"
-			return 0
-		fi
-	done <<< "$SERIES_SKIPS"
-	return 1
-}
-
-# compare A.results B.results SERIES WHERE: TAP, one test per test case of
-# A or B; SERIES names B for the allowed differences ("" for none), WHERE
-# says where B ran ("upstream", "on 6.12").
+# compare A.results B.results SERIES WHERE [BASE_A BASE_B]: TAP, one test
+# per test case of A or B; SERIES names B for the allowed differences (""
+# for none), WHERE says where B ran ("upstream", "on 6.12"); BASE_A and
+# BASE_B name two series' bases for SERIES_SKIPS.
 compare() {
-	local n=0 key p u prog tcase reason there=$4 joined
+	local n=0 key p u prog tcase reason there=$4 joined skipped
 	joined=$(mktemp)
 	join -t "$TAB" -a 1 -a 2 -e missing -o 0,1.2,2.2 "$1" "$2" >"$joined"
 	while IFS=$TAB read -r key p u; do
@@ -153,11 +142,12 @@ compare() {
 		if [ "$p" = "$u" ] && [ "$p" != fail ] && [ "$p" != missing ]; then
 			echo "ok $n - $key: $p on both kernels"
 		elif [ "$p" = pass ] && [ -n "$3" ] &&
-			reason=$(allowed "$3" "$prog" "$tcase"); then
+			reason=$(allowed "$ALLOWED_DIFFERENCES" "$3" "$prog" "$tcase"); then
 			echo "ok $n - $key: $p here, $u $there # deliberate: $reason"
-		elif [ -z "$3" ] &&
-			{ [ "$p$u" = skippass ] || [ "$p$u" = passskip ]; } &&
-			reason=$(series_skip "$prog" "$tcase"); then
+		elif skipped=$(case $p$u in skippass) echo "${5:-}" ;;
+				passskip) echo "${6:-}" ;; esac) &&
+			[ -n "$skipped" ] &&
+			reason=$(allowed "$SERIES_SKIPS" "$skipped" "$prog" "$tcase"); then
 			echo "ok $n - $key: $p here, $u $there # base: $reason"
 		else
 			echo "not ok $n - $key: $p here, $u $there"
@@ -186,7 +176,7 @@ if [ -n "$RESULTS" ]; then
 			echo "# $la: $a/$topo"
 			echo "# $lb: $b/$topo"
 			compare "$OUT/$topo-$la.results" "$OUT/$topo-$lb.results" \
-				"" "on $lb"
+				"" "on $lb" "$la" "$lb"
 		} >"$OUT/compare-$topo-$la-$lb.tap"
 		grep -q '^not ok' "$OUT/compare-$topo-$la-$lb.tap" && rc=1
 	done
