@@ -267,7 +267,7 @@ uint64_t bwm_sim_stall_cycles(const struct bwm_sim *sim);
 int bwm_sim_profile(struct bwm_sim *sim, uint32_t workers, double seconds,
 		    struct bwm_profile *out);
 
-/* ---- access-pattern signatures (two-socket counter model) ------------ */
+/* ---- access-pattern signatures (the Oracle Labs counter model) -------- */
 
 /*
  * A bandwidth signature: fractions of a thread's traffic that go to a
@@ -299,17 +299,48 @@ int bwm_bank_view(int nr_nodes, const int *threads, const double *rate,
 		  const double access[BWM_MAX_NODES][BWM_MAX_NODES],
 		  double *local, double *remote);
 /*
- * Two nodes: divide each bank's local traffic by the speed of its own
- * threads and its remote traffic by that of the other node's threads.
+ * Divide each bank's local traffic by the speed (instruction rate) of
+ * its own node's threads and its remote traffic by the thread-weighted
+ * mean speed of the other nodes' threads: the traffic per unit of work,
+ * as the paper normalises it.  Exact under the signature model, where
+ * every other node sends a node the same share of its traffic.
  */
-int bwm_bank_normalise(const double rate[2], double local[2],
-		       double remote[2]);
+int bwm_bank_normalise(int nr_nodes, const int *threads, const double *rate,
+		       double *local, double *remote);
+
+/* One profiling run's bank view, normalised: threads per node, traffic. */
+struct bwm_bank_run {
+	int threads[BWM_MAX_NODES];
+	double local[BWM_MAX_NODES];
+	double remote[BWM_MAX_NODES];
+};
+
+/* How well two runs fit the signature model (the paper's section 6.2.1). */
+struct bwm_signature_quality {
+	/* spread of the symmetric run's remote shares, static traffic out */
+	double asymmetry;
+	/* share of both runs' traffic the fitted signature puts elsewhere */
+	double residual;
+	double per_thread_raw;	/* per-thread interpolation before [0, 1] */
+	int fits;		/* both below the limits that follow */
+};
+
+#define BWM_SIG_MAX_RESIDUAL	0.05
+#define BWM_SIG_MAX_ASYMMETRY	0.05
+
 /*
- * Fit a signature from two two-node runs' bank views, each normalised by
- * the instruction rate of its threads: a symmetric run (sym_threads per
- * node) and an asymmetric one (asym_threads[2]).  -EINVAL if the data do
- * not fit.
+ * Fit a signature to a symmetric run (the same number of threads on each
+ * of two or more used nodes) and an asymmetric one (different numbers),
+ * both normalised.  Memory on nodes without threads fits only as the
+ * static allocation: interleaved and per-thread memory are over the
+ * used nodes.  -EINVAL if the runs do not have these shapes; q (may be
+ * NULL) says how well the data fit.
  */
+int bwm_signature_fit_runs(int nr_nodes, const struct bwm_bank_run *sym,
+			   const struct bwm_bank_run *asym,
+			   struct bwm_signature *sig,
+			   struct bwm_signature_quality *q);
+/* The two-node form of the paper: sym_threads on each node. */
 int bwm_signature_fit(int sym_threads, const double sym_local[2],
 		      const double sym_remote[2], const int asym_threads[2],
 		      const double asym_local[2], const double asym_remote[2],

@@ -73,11 +73,11 @@ TEST(normalisation_example)
 	EXPECT_NEAR(7.0 / 8, local[0] + remote[0], 1e-12);
 	EXPECT_NEAR(5.0 / 8, local[1] + remote[1], 1e-12);
 	/* dividing by the speeds gives back the threads' own pattern */
-	ASSERT_EQ(0, bwm_bank_normalise(rate, local, remote));
+	ASSERT_EQ(0, bwm_bank_normalise(2, threads, rate, local, remote));
 	EXPECT_NEAR(0.75, local[0] / (local[0] + remote[0]), 1e-12);
 	EXPECT_NEAR(0.75, local[1] / (local[1] + remote[1]), 1e-12);
 	rate[1] = 0;
-	EXPECT_EQ(-EINVAL, bwm_bank_normalise(rate, local, remote));
+	EXPECT_EQ(-EINVAL, bwm_bank_normalise(2, threads, rate, local, remote));
 }
 
 /* Bank view of a signature for a placement, at equal speeds. */
@@ -131,6 +131,144 @@ TEST(fit_other_signatures)
 		EXPECT_NEAR(sigs[i].local_frac, fit.local_frac, 1e-9);
 		EXPECT_NEAR(sigs[i].per_thread_frac, fit.per_thread_frac, 1e-9);
 	}
+}
+
+/*
+ * The paper's synthetic benchmark classes (section 6.1), each pure and
+ * in mixtures: pure Static and pure Local leave nothing of the traffic
+ * to tell per-thread from interleaved memory, and the fit must say
+ * "none of either" rather than fail.
+ */
+TEST(fit_pure_classes_and_mixtures)
+{
+	static const struct bwm_signature sigs[] = {
+		{ 0, 1.0, 0.0, 0.0 },	/* Static on node 0 */
+		{ 1, 1.0, 0.0, 0.0 },	/* Static on node 1 */
+		{ 0, 0.0, 1.0, 0.0 },	/* Local */
+		{ 0, 0.0, 0.0, 1.0 },	/* Per-thread */
+		{ 0, 0.0, 0.0, 0.0 },	/* Interleaved */
+		{ 1, 0.4, 0.6, 0.0 },	/* Static + Local */
+		{ 0, 0.3, 0.0, 0.7 },	/* Static + Per-thread */
+		{ 0, 0.0, 0.5, 0.5 },	/* Local + Per-thread */
+		{ 1, 0.25, 0.25, 0.25 },	/* all four */
+	};
+	int sym[2] = { 3, 3 }, asym[2] = { 4, 2 };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		double sl[2], sr[2], al[2], ar[2];
+		struct bwm_signature fit;
+
+		bank(&sigs[i], sym, sl, sr);
+		bank(&sigs[i], asym, al, ar);
+		ASSERT_EQ(0, bwm_signature_fit(3, sl, sr, asym, al, ar, &fit))
+			TH_LOG("class %u", i);
+		if (sigs[i].static_frac > 0)
+			EXPECT_EQ(sigs[i].static_node, fit.static_node);
+		EXPECT_NEAR(sigs[i].static_frac, fit.static_frac, 1e-9);
+		EXPECT_NEAR(sigs[i].local_frac, fit.local_frac, 1e-9);
+		EXPECT_NEAR(sigs[i].per_thread_frac, fit.per_thread_frac, 1e-9);
+	}
+}
+
+/* A run of sig on nr nodes, threads at speeds rate[], normalised. */
+static int run_of(const struct bwm_signature *sig, int nr, const int *threads,
+		  const double *rate, struct bwm_bank_run *run)
+{
+	double m[BWM_MAX_NODES][BWM_MAX_NODES];
+
+	memset(run, 0, sizeof(*run));
+	memcpy(run->threads, threads, sizeof(int) * nr);
+	return bwm_signature_matrix(sig, nr, threads, m) ||
+	       bwm_bank_view(nr, threads, rate, m, run->local, run->remote) ||
+	       bwm_bank_normalise(nr, threads, rate, run->local, run->remote);
+}
+
+/*
+ * Beyond two sockets: four used nodes running at different speeds, and
+ * a fifth, memory-only node that holds the static allocation.  Remote
+ * traffic from every other node carries the same share of a thread's
+ * traffic, so the normalisation is exact and so is the fit.
+ */
+TEST(fit_four_nodes_unequal_speeds)
+{
+	static const struct bwm_signature sigs[] = {
+		{ 2, 0.2, 0.35, 0.3 },
+		{ 4, 0.3, 0.1, 0.4 },	/* static on the memory-only node */
+		{ 4, 1.0, 0.0, 0.0 },
+		{ 0, 0.0, 1.0, 0.0 },
+		{ 1, 0.0, 0.0, 1.0 },
+		{ 1, 0.0, 0.0, 0.0 },
+	};
+	int sym[5] = { 2, 2, 2, 2, 0 }, asym[5] = { 4, 1, 2, 1, 0 };
+	double rs[5] = { 1, 0.5, 0.8, 0.9, 0 }, ra[5] = { 0.6, 1, 0.7, 1, 0 };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct bwm_signature_quality q;
+		struct bwm_bank_run a, b;
+		struct bwm_signature fit;
+
+		ASSERT_EQ(0, run_of(&sigs[i], 5, sym, rs, &a));
+		ASSERT_EQ(0, run_of(&sigs[i], 5, asym, ra, &b));
+		ASSERT_EQ(0, bwm_signature_fit_runs(5, &a, &b, &fit, &q))
+			TH_LOG("signature %u", i);
+		if (sigs[i].static_frac > 0)
+			EXPECT_EQ(sigs[i].static_node, fit.static_node);
+		EXPECT_NEAR(sigs[i].static_frac, fit.static_frac, 1e-9);
+		EXPECT_NEAR(sigs[i].local_frac, fit.local_frac, 1e-9);
+		EXPECT_NEAR(sigs[i].per_thread_frac, fit.per_thread_frac, 1e-9);
+		EXPECT_NEAR(0, q.residual, 1e-9);
+		EXPECT_NEAR(0, q.asymmetry, 1e-9);
+		EXPECT_EQ(1, q.fits);
+	}
+}
+
+/*
+ * What the model cannot describe is reported, not fitted silently:
+ * memory interleaved onto a node without threads (weighted interleave
+ * onto a CXL expander), and the paper's Page rank case, where one
+ * node's threads do more of the work than the others.
+ */
+TEST(fit_reports_what_does_not_fit)
+{
+	double m[BWM_MAX_NODES][BWM_MAX_NODES] = { { 0 } };
+	double rate[4] = { 1, 1, 1, 1 };
+	struct bwm_signature_quality q;
+	struct bwm_bank_run a = { 0 }, b = { 0 };
+	struct bwm_signature fit, il = { 0, 0, 0, 0 };
+	int sym[4] = { 2, 2, 0, 0 }, asym[4] = { 3, 1, 0, 0 }, c, j;
+
+	/*
+	 * Each thread's pages over all four nodes, two of them memory-only
+	 * (one such node alone would look like a static allocation).
+	 */
+	for (c = 0; c < 2; c++)
+		for (j = 0; j < 4; j++)
+			m[c][j] = 0.25;
+	memcpy(a.threads, sym, sizeof(sym));
+	memcpy(b.threads, asym, sizeof(asym));
+	bwm_bank_view(4, sym, rate, m, a.local, a.remote);
+	bwm_bank_view(4, asym, rate, m, b.local, b.remote);
+	/* what went to the memory-only nodes stays unexplained */
+	ASSERT_EQ(0, bwm_signature_fit_runs(4, &a, &b, &fit, &q));
+	EXPECT_GT(q.residual, 0.2);
+	EXPECT_EQ(0, q.fits);
+
+	/* node 0's threads do twice the work: skewed symmetric run */
+	ASSERT_EQ(0, run_of(&il, 2, sym, rate, &a));
+	ASSERT_EQ(0, run_of(&il, 2, asym, rate, &b));
+	a.local[0] *= 2;
+	a.remote[1] *= 2;
+	ASSERT_EQ(0, bwm_signature_fit_runs(2, &a, &b, &fit, &q));
+	EXPECT_GT(q.asymmetry, BWM_SIG_MAX_ASYMMETRY);
+	EXPECT_EQ(0, q.fits);
+
+	/* one used node, or equal counts in the second run: no fit */
+	memset(sym, 0, sizeof(sym));
+	sym[0] = 2;
+	ASSERT_EQ(0, run_of(&il, 4, sym, rate, &a));
+	EXPECT_EQ(-EINVAL, bwm_signature_fit_runs(4, &a, &b, &fit, &q));
 }
 
 TEST(fit_needs_an_asymmetric_run)
