@@ -33,6 +33,10 @@ static void usage(FILE *f, const char *prog)
 "      --dwp-step X          DWP sweep step (default 0.05)\n"
 "      --noise X             relative noise of the profiling counters (default 0)\n"
 "      --seed N              seed of that noise (default 1)\n"
+"      --mapping             also Diener et al.'s data mapping policies on the\n"
+"                            workload's pages: speedup, exclusivity, locality,\n"
+"                            page and access balance of each\n"
+"      --min-excl PERCENT    Mixed policy threshold (default 90)\n"
 "      --json                JSON on stdout instead of the table\n"
 "      --svg FILE            bar chart of the speedups over first-touch\n"
 "      --dwp-svg FILE        throughput and stall rate over DWP (first -W)\n"
@@ -127,7 +131,10 @@ static int write_svg(const char *path, const struct bwm_machine *m,
 }
 
 enum { OPT_DWP_STEP = 256, OPT_NOISE, OPT_SEED, OPT_JSON, OPT_SVG,
-       OPT_DWP_SVG, OPT_LIST };
+       OPT_DWP_SVG, OPT_LIST, OPT_MAPPING, OPT_MIN_EXCL };
+
+/* Pages of the workload the mapping policies are evaluated on. */
+#define MAPPING_PAGES	8192
 
 static const struct option options[] = {
 	{ "machine", required_argument, NULL, 'm' },
@@ -142,6 +149,8 @@ static const struct option options[] = {
 	{ "svg", required_argument, NULL, OPT_SVG },
 	{ "dwp-svg", required_argument, NULL, OPT_DWP_SVG },
 	{ "list", no_argument, NULL, OPT_LIST },
+	{ "mapping", no_argument, NULL, OPT_MAPPING },
+	{ "min-excl", required_argument, NULL, OPT_MIN_EXCL },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -172,7 +181,9 @@ int main(int argc, char **argv)
 	struct bwm_error err;
 	struct scenario *sc;
 	char path[4096], msg[512];
-	int nsc = 0, threads = 0, json = 0, c, i, ret;
+	int nsc = 0, threads = 0, json = 0, mapping = 0, c, i, ret;
+	double min_excl = BWM_DEFAULT_MIN_EXCL;
+	struct bwm_page *pages = NULL;
 	long mask;
 
 	bwm_eval_opts_default(&opts);
@@ -231,6 +242,12 @@ int main(int argc, char **argv)
 		case OPT_DWP_SVG:
 			dwp_svg = optarg;
 			break;
+		case OPT_MAPPING:
+			mapping = 1;
+			break;
+		case OPT_MIN_EXCL:
+			min_excl = num_arg(prog, "--min-excl", optarg, 0, 100) / 100;
+			break;
 		case OPT_LIST:
 			list_kind("machines");
 			list_kind("workloads");
@@ -268,7 +285,10 @@ int main(int argc, char **argv)
 		workers[nsc++] = 0;
 
 	sc = calloc(nsc, sizeof(*sc));
-	if (!sc) {
+	if (mapping)
+		pages = calloc(MAPPING_PAGES, sizeof(*pages));
+	if (!sc || (mapping && !pages)) {
+		free(sc);
 		perror(prog);
 		return 1;
 	}
@@ -279,6 +299,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s: %s on %s: %s\n", prog, wl.name,
 				m.name, bwm_error_format(&err, NULL, msg, sizeof(msg)));
 			free(sc);
+			free(pages);
 			return 1;
 		}
 		ret = bwm_evaluate(&m, &sc[i].wl, &opts, &sc[i].ev);
@@ -290,10 +311,23 @@ int main(int argc, char **argv)
 			sc[i].npts = ret > 0 ? ret : 0;
 			ret = ret < 0 ? ret : 0;
 		}
+		if (!ret && mapping) {
+			sc[i].have_mapping = 1;
+			sc[i].min_excl = min_excl;
+			sc[i].pages = MAPPING_PAGES;
+			ret = bwm_workload_pages(&m, &sc[i].wl, MAPPING_PAGES,
+						 opts.seed, pages);
+			if (!ret)
+				ret = bwm_evaluate_mappings(&m, &sc[i].wl, pages,
+							    MAPPING_PAGES,
+							    min_excl, opts.seed,
+							    sc[i].map);
+		}
 		if (ret) {
 			fprintf(stderr, "%s: evaluation failed: %s\n", prog,
 				strerror(-ret));
 			free(sc);
+			free(pages);
 			return 1;
 		}
 	}
@@ -304,13 +338,16 @@ int main(int argc, char **argv)
 		if (!text) {
 			fprintf(stderr, "%s: out of memory\n", prog);
 			free(sc);
+			free(pages);
 			return 1;
 		}
 		printf("%s\n", text);
 		free(text);
 	} else {
-		for (i = 0; i < nsc; i++)
+		for (i = 0; i < nsc; i++) {
 			report_table(stdout, &m, &sc[i]);
+			report_mapping_table(stdout, &sc[i]);
+		}
 	}
 	ret = 0;
 	if (svg)
@@ -321,5 +358,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: writing %s: %s\n", prog,
 			svg ? svg : dwp_svg, strerror(-ret));
 	free(sc);
+	free(pages);
 	return ret ? 1 : 0;
 }

@@ -346,6 +346,107 @@ int bwm_signature_fit(int sym_threads, const double sym_local[2],
 		      const double asym_local[2], const double asym_remote[2],
 		      struct bwm_signature *sig);
 
+/* ---- page access behaviour (Diener et al.) --------------------------- */
+
+/*
+ * One page: its accesses from each node's CPUs, where it is and where it
+ * was first touched from.  Arrays of pages are in first-access order.
+ */
+struct bwm_page {
+	uint64_t addr;			/* page number: address / page size */
+	int node;			/* where it is; -1: not known */
+	int first_node;			/* first touched from; -1: not known */
+	double acc[BWM_MAX_NODES];	/* accesses (or samples) per node */
+};
+
+/* The metrics of the paper, over the pages with accesses. */
+struct bwm_access_metrics {
+	long pages;			/* pages with accesses */
+	long located;			/* ... of which the node is known */
+	double accesses;
+	double exclusivity;		/* E_App (Eq. 2): 1/N .. 1 */
+	double locality;		/* Loc_App (Eq. 9): 0 .. 1 */
+	double page_locality;		/* mean Loc_Page (Eq. 8): 0 .. 1 */
+	double page_balance;		/* B_Pages (Eq. 3), percent */
+	double access_balance;		/* B_Acc (Eq. 5), percent */
+	double node_pages[BWM_MAX_NODES];	/* NodePages: every located page */
+	double node_acc[BWM_MAX_NODES];	/* accesses each node's memory serves */
+};
+
+int bwm_access_metrics(const struct bwm_page *p, long n, int nr_nodes,
+		       struct bwm_access_metrics *out);
+/* The node with the most accesses to p (lowest of ties), -1: none. */
+int bwm_page_argmax(const struct bwm_page *p, int nr_nodes);
+/* E_Page (Eq. 1); 0 for a page without accesses. */
+double bwm_page_exclusivity(const struct bwm_page *p, int nr_nodes);
+/* The percent imbalance of Eq. 3 and 5: (max / mean - 1) x 100. */
+double bwm_imbalance(const double *v, int n);
+/*
+ * Eq. 6 between two time slices of the same pages (prev[i] and cur[i]
+ * are page i): the pages accessed in both whose most-accessing node in
+ * cur is not the one of prev.  *compared: the pages accessed in both.
+ */
+long bwm_page_migrations(const struct bwm_page *prev,
+			 const struct bwm_page *cur, long n, int nr_nodes,
+			 long *compared);
+
+/* The data mapping policies of the paper's section "The policies". */
+enum bwm_mapping {
+	BWM_MAP_FIRST_TOUCH,
+	BWM_MAP_RANDOM,
+	BWM_MAP_ROUND_ROBIN,
+	BWM_MAP_INTERLEAVE,
+	BWM_MAP_LOCALITY,
+	BWM_MAP_REMOTE,
+	BWM_MAP_BALANCED,
+	BWM_MAP_MIXED,
+	BWM_NR_MAPPINGS
+};
+
+#define BWM_DEFAULT_MIN_EXCL	0.9	/* the paper's Mixed, Figures 12-14 */
+
+const char *bwm_mapping_name(enum bwm_mapping m);
+/* Set p[].node by policy over nr_nodes nodes; rng for Random only. */
+int bwm_map_pages(struct bwm_page *p, long n, int nr_nodes,
+		  enum bwm_mapping policy, double min_excl,
+		  struct bwm_rng *rng);
+
+/*
+ * The pages of a workload of the model, as a trace would show them:
+ * 'pages' pages, the workload's shared fraction of the accesses on pages
+ * every thread uses (each access drawn from a thread at random), the rest
+ * on pages private to one thread, page heat varying around the mean;
+ * shared pages first touched from the first-touch node, private ones by
+ * their thread.  Deterministic for a seed.
+ */
+int bwm_workload_pages(const struct bwm_machine *m,
+		       const struct bwm_workload *wl, long pages,
+		       uint64_t seed, struct bwm_page *out);
+/*
+ * The placement a page mapping gives workload wl: each worker's traffic
+ * to each node as its accesses say, carried as private traffic; *flat is
+ * wl with every access on such pages (shared 0), to predict with.
+ */
+int bwm_pages_placement(const struct bwm_page *p, long n, int nr_nodes,
+			const struct bwm_workload *wl,
+			struct bwm_placement *pl, struct bwm_workload *flat);
+
+struct bwm_mapping_result {
+	struct bwm_access_metrics metrics;
+	double throughput_gbps;
+	double speedup;			/* over first-touch */
+};
+
+/*
+ * Every mapping policy for workload wl on m over its pages (from
+ * bwm_workload_pages): metrics and predicted throughput of each.
+ */
+int bwm_evaluate_mappings(const struct bwm_machine *m,
+			  const struct bwm_workload *wl,
+			  const struct bwm_page *pages, long n,
+			  double min_excl, uint64_t seed,
+			  struct bwm_mapping_result out[BWM_NR_MAPPINGS]);
+
 /* ---- strategies ------------------------------------------------------- */
 
 enum bwm_strategy {

@@ -88,6 +88,59 @@ void report_table(FILE *f, const struct bwm_machine *m,
 	fputc('\n', f);
 }
 
+void report_mapping_table(FILE *f, const struct scenario *sc)
+{
+	int k;
+
+	if (!sc->have_mapping)
+		return;
+	fprintf(f, "data mapping policies (Diener et al.), %ld pages, Mixed minExcl %.0f%%\n",
+		sc->pages, 100 * sc->min_excl);
+	fprintf(f, "%-12s %8s %9s %9s %9s %9s\n", "policy", "speedup",
+		"E_App", "Loc_App", "B_Pages%", "B_Acc%");
+	for (k = 0; k < BWM_NR_MAPPINGS; k++) {
+		const struct bwm_mapping_result *r = &sc->map[k];
+
+		fprintf(f, "%-12s %7.2fx %9.3f %9.3f %9.1f %9.1f\n",
+			bwm_mapping_name(k), r->speedup,
+			r->metrics.exclusivity, r->metrics.locality,
+			r->metrics.page_balance, r->metrics.access_balance);
+	}
+	fputc('\n', f);
+}
+
+static struct json_object *jmapping(const struct scenario *sc)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *a = json_object_new_array();
+	int k;
+
+	json_object_object_add(o, "pages", json_object_new_int64(sc->pages));
+	json_object_object_add(o, "min_excl", json_object_new_double(sc->min_excl));
+	for (k = 0; k < BWM_NR_MAPPINGS; k++) {
+		const struct bwm_mapping_result *r = &sc->map[k];
+		struct json_object *p = json_object_new_object();
+
+		json_object_object_add(p, "policy",
+				       json_object_new_string(bwm_mapping_name(k)));
+		json_object_object_add(p, "throughput_gbps",
+				       json_object_new_double(r->throughput_gbps));
+		json_object_object_add(p, "speedup",
+				       json_object_new_double(r->speedup));
+		json_object_object_add(p, "exclusivity",
+				       json_object_new_double(r->metrics.exclusivity));
+		json_object_object_add(p, "locality",
+				       json_object_new_double(r->metrics.locality));
+		json_object_object_add(p, "page_balance",
+				       json_object_new_double(r->metrics.page_balance));
+		json_object_object_add(p, "access_balance",
+				       json_object_new_double(r->metrics.access_balance));
+		json_object_array_add(a, p);
+	}
+	json_object_object_add(o, "policies", a);
+	return o;
+}
+
 static struct json_object *jarray(const double *v, int n)
 {
 	struct json_object *a = json_object_new_array();
@@ -198,6 +251,8 @@ char *report_json(const struct bwm_machine *m, const struct scenario *sc,
 			json_object_object_add(o, "search_seconds",
 					       json_object_new_double(sc[i].ev.search_seconds));
 		}
+		if (sc[i].have_mapping)
+			json_object_object_add(o, "mapping", jmapping(&sc[i]));
 		json_object_array_add(arr, o);
 	}
 	json_object_object_add(root, "scenarios", arr);

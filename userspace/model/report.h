@@ -14,10 +14,17 @@ struct scenario {
 	struct bwm_eval ev;
 	int npts;			/* DWP sweep from the canonical weights */
 	double dwp[64], gbps[64], stall[64];
+	/* Diener et al.'s data mapping policies (--mapping) */
+	int have_mapping;
+	double min_excl;
+	long pages;
+	struct bwm_mapping_result map[BWM_NR_MAPPINGS];
 };
 
 void report_table(FILE *f, const struct bwm_machine *m,
 		  const struct scenario *sc);
+/* The data mapping policies' metrics and speedups, when computed. */
+void report_mapping_table(FILE *f, const struct scenario *sc);
 /* JSON text of all scenarios (malloc'ed) or NULL. */
 char *report_json(const struct bwm_machine *m, const struct scenario *sc,
 		  int nsc);

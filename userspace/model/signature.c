@@ -310,7 +310,7 @@ static double run_residual(int nr_nodes, const struct bwm_bank_run *run,
 	if (run_shape(nr_nodes, run, &used, &nthreads) ||
 	    bwm_signature_matrix(sig, nr_nodes, run->threads, m))
 		return run_traffic(nr_nodes, run);
-	for (j = 0; j < nr_nodes; j++)
+	for (j = 0; j < BWM_MAX_NODES; j++)
 		rate[j] = 1;
 	bwm_bank_view(nr_nodes, run->threads, rate, m, pl, pr);
 	unit = run_traffic(nr_nodes, run) / nthreads;

@@ -84,6 +84,37 @@ TEST(table)
 	EXPECT_NE(NULL, strstr(out, "optimum"));
 }
 
+/* Diener et al.'s policies: a table, and the same numbers in JSON. */
+TEST(mapping)
+{
+	struct json_object *root, *sc, *mp, *pol, *v;
+
+	EXPECT_EQ(0, run(BWAP_EVAL " -m bwap-b -w mixed -s 0 --mapping --min-excl 80",
+			 out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "Mixed minExcl 80%")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "B_Acc%"));
+	EXPECT_NE(NULL, strstr(out, "\nbalanced "));
+	EXPECT_EQ(2, run(BWAP_EVAL " -m bwap-b -w mixed --min-excl 101", out,
+			 sizeof(out)));
+	ASSERT_EQ(0, run(BWAP_EVAL " -m bwap-b -w mixed -s 0 --mapping --json",
+			 out, sizeof(out)));
+	root = json_tokener_parse(out);
+	ASSERT_NE(NULL, root);
+	ASSERT_TRUE(json_object_object_get_ex(root, "scenarios", &sc));
+	ASSERT_TRUE(json_object_object_get_ex(json_object_array_get_idx(sc, 0),
+					      "mapping", &mp));
+	ASSERT_TRUE(json_object_object_get_ex(mp, "policies", &pol));
+	ASSERT_EQ(BWM_NR_MAPPINGS, (int)json_object_array_length(pol));
+	/* first-touch: shared pages all on node 0 of 2, private local */
+	ASSERT_TRUE(json_object_object_get_ex(json_object_array_get_idx(pol, 0),
+					      "speedup", &v));
+	EXPECT_NEAR(1, json_object_get_double(v), 1e-12);
+	ASSERT_TRUE(json_object_object_get_ex(json_object_array_get_idx(pol, 4),
+					      "locality", &v));
+	EXPECT_NEAR(1, json_object_get_double(v), 1e-12);
+	json_object_put(root);
+}
+
 TEST(json_and_svg)
 {
 	char cmd[512], svg[] = "/tmp/bwm-svg-XXXXXX", dsvg[] = "/tmp/bwm-dwp-XXXXXX";
