@@ -182,6 +182,8 @@ int main(int argc, char **argv)
 		return cmd_tune(&o);
 	case C_STATUS:
 		return cmd_status(&o);
+	case C_INSPECT:
+		return cmd_inspect(&o);
 	default:
 		return cmd_daemon(&o);
 	}

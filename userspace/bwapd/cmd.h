@@ -60,5 +60,6 @@ int cmd_tune(const struct opts *o);
 int cmd_exec(struct opts *o, const int *seen, struct words *w);
 int cmd_status(const struct opts *o);
 int cmd_daemon(const struct opts *o);
+int cmd_inspect(const struct opts *o);
 
 #endif /* BWAPD_CMD_H */

@@ -29,6 +29,7 @@ static const struct cmd_def {
 	[C_EXEC] = { "exec", " -- COMMAND [ARG...]", "run COMMAND under weighted interleave and tune it" },
 	[C_STATUS] = { "status", "", "the processes being tuned" },
 	[C_DAEMON] = { "daemon", "", "tune the processes the rules name" },
+	[C_INSPECT] = { "inspect", "", "how a process or a model's workload uses memory, what would serve it" },
 };
 
 #define B(c)		(1u << (c))
@@ -70,9 +71,10 @@ static const struct optdef {
 	  "show what would change, write nothing" },
 	{ "no-counters", K_FLAG, O(no_counters), 0, 0, B(C_PROFILE), NULL,
 	  "no counters: weights from HMAT or SLIT" },
-	{ "seconds", K_DBL, O(seconds), 0.1, 3600, B(C_PROFILE) | TUNERS, "S",
-	  "benchmark time per worker set, 0.1 to 3600 (default 2)" },
-	{ "u8-err", K_DBL, O(u8_err), 0, 0.999999, B(C_PROFILE) | TUNERS, "E",
+	{ "seconds", K_DBL, O(seconds), 0.1, 3600, B(C_PROFILE) | TUNERS | B(C_INSPECT), "S",
+	  "benchmark time per worker set; inspect: sampling time, 0.1 to 3600\n"
+	  "(default 2)" },
+	{ "u8-err", K_DBL, O(u8_err), 0, 0.999999, B(C_PROFILE) | TUNERS | B(C_INSPECT), "E",
 	  "largest page-share error of integer weights (default 0.005)" },
 	{ "all", K_FLAG, O(sets.all), 0, 0, B(C_PROFILE), NULL,
 	  "profile spread-out sets too" },
@@ -81,11 +83,17 @@ static const struct optdef {
 	{ "max-size", K_INT, O(sets.max_size), 1, BWAPD_MAX_NODES, B(C_PROFILE), "K",
 	  "only sets of up to K nodes" },
 	{ "pid", K_INT, O(pid), 1, INT_MAX, B(C_TUNE), "PID", "the process to tune" },
-	{ "workload", K_STR, O(workload), 0, 0, TUNERS, "W.json",
+	{ "workload", K_STR, O(workload), 0, 0, TUNERS | B(C_INSPECT), "W.json",
 	  "a workload of the model (with --model): tuned, or what counts a\n"
 	  "process's stalls" },
-	{ "workers", K_STR, O(workers), 0, 0, B(C_TUNE), "NODES",
+	{ "workers", K_STR, O(workers), 0, 0, B(C_TUNE) | B(C_INSPECT), "NODES",
 	  "the workload's worker nodes" },
+	{ "policy", K_STR, O(policy), 0, 0, B(C_INSPECT), "POLICY",
+	  "the page policy the model's workload runs under: first-touch (one\n"
+	  "thread fills the shared data; the default), parallel-init (each\n"
+	  "thread fills its share) or interleave (over every node)" },
+	{ "verbose", K_FLAG, O(verbose), 0, 0, B(C_INSPECT), NULL,
+	  "pages per node of every mapping too" },
 	{ "samples", K_INT, O(tune.samples), 1, 1000, TUNERS, "N",
 	  "measurements per step (default 20)" },
 	{ "trim", K_INT, O(tune.trim), 0, 499, TUNERS, "C",

@@ -40,15 +40,18 @@ struct opts {
 	int wait_stable;
 	int global;
 	int log_level;
+	/* inspect */
+	int verbose;
+	const char *policy;
 	struct bwapd_tune_opts tune;
 };
 
 /* The commands; a daemon's rule takes the options C_RULE names. */
 enum { C_TOPOLOGY, C_PROFILE, C_SHOW, C_APPLY, C_TUNE, C_EXEC, C_STATUS,
-       C_DAEMON, NR_CMDS, C_RULE = NR_CMDS };
+       C_DAEMON, C_INSPECT, NR_CMDS, C_RULE = NR_CMDS };
 
 /* The options in the table of opts.c (which checks the count). */
-#define NR_OPTS		44
+#define NR_OPTS		46
 
 /* The words of the command line that are not options. */
 struct words {

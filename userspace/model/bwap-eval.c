@@ -317,7 +317,7 @@ int main(int argc, char **argv)
 			sc[i].pages = MAPPING_PAGES;
 			ret = bwm_workload_pages(&m, &sc[i].wl, MAPPING_PAGES,
 						 opts.seed, pages);
-			if (!ret)
+			if (ret >= 0)
 				ret = bwm_evaluate_mappings(&m, &sc[i].wl, pages,
 							    MAPPING_PAGES,
 							    min_excl, opts.seed,

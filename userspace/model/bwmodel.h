@@ -109,6 +109,8 @@ int bwm_workload_bind(const struct bwm_machine *m, struct bwm_workload *wl,
 		      uint32_t workers, int threads_per_worker,
 		      struct bwm_error *err);
 int bwm_workload_nr_threads(const struct bwm_workload *wl);
+/* The node of thread t, threads numbered node by node; -1: no such. */
+int bwm_workload_thread_node(const struct bwm_workload *wl, int t);
 
 /* ---- placement -------------------------------------------------------- */
 
@@ -417,7 +419,8 @@ int bwm_map_pages(struct bwm_page *p, long n, int nr_nodes,
  * every thread uses (each access drawn from a thread at random), the rest
  * on pages private to one thread, page heat varying around the mean;
  * shared pages first touched from the first-touch node, private ones by
- * their thread.  Deterministic for a seed.
+ * their thread.  The shared pages come first; returns their number (or
+ * a negative errno).  Deterministic for a seed.
  */
 int bwm_workload_pages(const struct bwm_machine *m,
 		       const struct bwm_workload *wl, long pages,

@@ -26,12 +26,11 @@ static int first_worker(const struct bwm_workload *wl)
 	return -1;
 }
 
-/* Node of global thread index t (threads numbered node by node). */
-static int thread_node(const struct bwm_workload *wl, int nr_nodes, int t)
+int bwm_workload_thread_node(const struct bwm_workload *wl, int t)
 {
 	int j;
 
-	for (j = 0; j < nr_nodes; j++) {
+	for (j = 0; j < BWM_MAX_NODES; j++) {
 		if (t < wl->threads[j])
 			return j;
 		t -= wl->threads[j];
@@ -92,7 +91,7 @@ int bwm_workload_pages(const struct bwm_machine *m,
 		out[i].node = -1;
 		for (d = 0; d < (draws > 0 ? draws : 1); d++) {
 			t = (int)(bwm_rng_next(&rng) % (uint64_t)T);
-			out[i].acc[thread_node(wl, nr, t)] += 1;
+			out[i].acc[bwm_workload_thread_node(wl, t)] += 1;
 		}
 	}
 	scale(out, 0, nshared, nr, total * wl->shared);
@@ -101,7 +100,7 @@ int bwm_workload_pages(const struct bwm_machine *m,
 	for (t = 0; t < T; t++) {
 		long mine = npriv / T + (t < npriv % T), from = next;
 
-		n = thread_node(wl, nr, t);
+		n = bwm_workload_thread_node(wl, t);
 		for (i = 0; i < mine; i++, next++) {
 			out[next].addr = next;
 			out[next].first_node = n;
@@ -111,7 +110,7 @@ int bwm_workload_pages(const struct bwm_machine *m,
 		}
 		scale(out, from, next, nr, total * (1 - wl->shared) / T);
 	}
-	return 0;
+	return (int)nshared;
 }
 
 int bwm_pages_placement(const struct bwm_page *p, long n, int nr_nodes,

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bwapd inspect: a report on how an application uses memory and what
+ * placement would serve it - for a workload of the model (--model,
+ * --workload), or a running process (--pid).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "inspect_model.h"
+#include "log.h"
+
+static int print(const struct opts *o, const struct inspect_report *r)
+{
+	if (o->json)
+		return inspect_print_json(r, o->verbose) ? 1 : 0;
+	inspect_print_text(r, o->verbose);
+	return 0;
+}
+
+static int inspect_workload(const struct opts *o)
+{
+	static struct inspect_report r;
+	enum inspect_policy policy = INSPECT_FIRST_TOUCH;
+	struct bwm_workload wl;
+	struct bwm_machine m;
+	struct bwm_error err;
+	uint32_t workers = 0;
+	char msg[512];
+	int ret;
+
+	if (o->policy) {
+		if (!strcmp(o->policy, "interleave"))
+			policy = INSPECT_INTERLEAVE;
+		else if (!strcmp(o->policy, "parallel-init"))
+			policy = INSPECT_PARALLEL_INIT;
+		else if (strcmp(o->policy, "first-touch")) {
+			bwapd_log(BWAPD_LOG_ERR, "--policy %s: want first-touch, "
+				  "parallel-init or interleave", o->policy);
+			return EXIT_USAGE;
+		}
+	}
+	if (o->workers && cmd_parse_workers(o->workers, &workers))
+		return EXIT_USAGE;
+	if (bwm_machine_load(o->model, &m, &err)) {
+		bwapd_log(BWAPD_LOG_ERR, "--model: %s",
+			  bwm_error_format(&err, o->model, msg, sizeof(msg)));
+		return 1;
+	}
+	if (bwm_workload_load(o->workload, &wl, &err) ||
+	    bwm_workload_bind(&m, &wl, workers, 0, &err)) {
+		bwapd_log(BWAPD_LOG_ERR, "%s",
+			  bwm_error_format(&err, o->workload, msg, sizeof(msg)));
+		return 1;
+	}
+	ret = inspect_model(&m, &wl, policy, o->seconds, o->noise, o->seed,
+			    o->u8_err, &r);
+	if (ret)
+		return cmd_error("inspect", ret, NULL);
+	return print(o, &r);
+}
+
+int cmd_inspect(const struct opts *o)
+{
+	if (o->workload) {
+		if (!o->model) {
+			bwapd_log(BWAPD_LOG_ERR, "--workload needs --model");
+			return EXIT_USAGE;
+		}
+		return inspect_workload(o);
+	}
+	bwapd_log(BWAPD_LOG_ERR, "inspect needs --model MACHINE --workload FILE");
+	return EXIT_USAGE;
+}

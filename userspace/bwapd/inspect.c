@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bwapd inspect's report: the weights the model predicts best, the
+ * verdict in plain words, and the report as text or one JSON document.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "inspect.h"
+#include "json_out.h"
+#include "topology.h"
+
+/* Thresholds of the verdict's words. */
+#define MEMORY_BOUND		0.5	/* stalled share of thread time */
+#define MEMORY_SENSITIVE	0.2
+#define PRIVATE_DOMINATES	0.9	/* application exclusivity */
+#define SHARED_DOMINATES	0.6
+#define WORTH_CHANGING		1.05	/* predicted gain */
+#define ONE_NODE_SERVES		100.0	/* memory access imbalance, percent */
+
+int inspect_predict(const struct bwm_machine *m, const struct bwm_workload *wl,
+		    double u8_err, uint8_t *weights, double *gbps)
+{
+	struct bwm_profile prof;
+	struct bwm_placement pl;
+	double frac[BWM_MAX_NODES], g;
+	int ret;
+
+	ret = bwm_profile_run(m, wl->workers, 1, 0, NULL, &prof);
+	if (!ret)
+		ret = bwm_canonical_fractions(prof.bw, m->nr_nodes, wl->workers,
+					      frac);
+	if (ret)
+		return ret;
+	/* moves of 5 % of the pages down to 0.1 %, nodes may empty */
+	if (bwm_refine(m, wl, 0.05, 0.001, frac, &g) < 0)
+		return -EINVAL;
+	ret = bwm_fractions_to_u8(frac, m->nr_nodes, u8_err, weights, NULL);
+	if (ret < 0)
+		return ret;
+	ret = bwm_placement_from_weights(&pl, m->nr_nodes, weights, wl->workers,
+					 0);
+	if (ret)
+		return ret;
+	*gbps = bwm_predict_throughput(m, wl, &pl);
+	return *gbps < 0 ? (int)*gbps : 0;
+}
+
+static size_t add(char *buf, size_t len, size_t off, const char *fmt,
+		  const char *a)
+{
+	if (off < len)
+		off += (size_t)snprintf(buf + off, len - off, fmt, a);
+	return off;
+}
+
+static int busiest(const struct bwm_access_metrics *mt, int n)
+{
+	int j, b = 0;
+
+	for (j = 1; j < n; j++)
+		if (mt->node_acc[j] > mt->node_acc[b])
+			b = j;
+	return b;
+}
+
+void inspect_verdict(struct inspect_report *r)
+{
+	char *v = r->verdict, w[72], part[384];
+	size_t len = sizeof(r->verdict), off = 0;
+	int j, o = 0;
+
+	v[0] = '\0';
+	if (r->have_prediction)
+		off = add(v, len, off, "%s", r->stall_fraction >= MEMORY_BOUND ?
+			  "memory-bound" : r->stall_fraction >= MEMORY_SENSITIVE ?
+			  "memory-sensitive" :
+			  "compute-bound: placement matters little");
+	if (r->have_metrics) {
+		const struct bwm_access_metrics *mt = &r->metrics;
+
+		off = add(v, len, off, "%s", off ? ", " : "");
+		off = add(v, len, off, "%s", mt->exclusivity >= PRIVATE_DOMINATES ?
+			  "mostly private pages (each used by one node)" :
+			  mt->exclusivity <= SHARED_DOMINATES ?
+			  "mostly shared pages (used by several nodes)" :
+			  "private and shared pages");
+		if (mt->located && mt->access_balance > ONE_NODE_SERVES) {
+			snprintf(part, sizeof(part),
+				 "; node %d serves %.0f%% of the accesses",
+				 busiest(mt, r->nr_nodes),
+				 100 * mt->node_acc[busiest(mt, r->nr_nodes)] /
+				 mt->accesses);
+			off = add(v, len, off, "%s", part);
+		}
+	}
+	if (r->have_prediction) {
+		for (j = 0; j < r->nr_nodes && o < (int)sizeof(w) - 8; j++)
+			o += snprintf(w + o, sizeof(w) - o, "%s%u", j ? ":" : "",
+				      r->weights[j]);
+		if (r->gain >= WORTH_CHANGING)
+			snprintf(part, sizeof(part),
+				 "; interleave all of it with weights %s: predicted "
+				 "%.2fx faster%s", w, r->gain,
+				 r->have_metrics &&
+				 r->metrics.exclusivity >= PRIVATE_DOMINATES ?
+				 " (bandwidth outweighs the locality of its "
+				 "private pages)" : "");
+		else
+			snprintf(part, sizeof(part),
+				 "; keep the current placement: within %.0f%% of the "
+				 "best the model predicts (weights %s)",
+				 100 * (WORTH_CHANGING - 1), w);
+		off = add(v, len, off, "%s", part);
+	}
+	if (r->have_signature && !r->sigq.fits)
+		off = add(v, len, off, "%s", "; its counters do not fit the "
+			  "signature model: threads do unequal work or memory "
+			  "sits on nodes without threads");
+	if (!off)
+		add(v, len, off, "%s", "nothing measured");
+}
+
+/* A name for the terminal: control characters become '?'. */
+static void printable(char *dst, size_t len, const char *src)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len && src[i]; i++)
+		dst[i] = (unsigned char)src[i] < 0x20 || src[i] == 0x7f ?
+			 '?' : src[i];
+	dst[i] = '\0';
+}
+
+static void print_row(const char *label, const uint64_t *v, int n)
+{
+	int j;
+
+	printf("  %-14s", label);
+	for (j = 0; j < n; j++)
+		printf(" %8llu", (unsigned long long)v[j]);
+	putchar('\n');
+}
+
+void inspect_print_text(const struct inspect_report *r, int verbose)
+{
+	const struct bwm_access_metrics *mt = &r->metrics;
+	char name[64], list[64];
+	int i, j;
+
+	printable(name, sizeof(name), r->name);
+	bwapd_nodelist_format(r->workers, list, sizeof(list));
+	if (r->pid)
+		printf("process %d (%s), %d threads on nodes %s\n", (int)r->pid,
+		       name, r->threads, list);
+	else
+		printf("workload %s on model %s, %d threads on nodes %s\n", name,
+		       r->machine, r->threads, list);
+	printf("\npages per node\n  %-14s", "node");
+	for (j = 0; j < r->nr_nodes; j++)
+		printf(" %8d", j);
+	putchar('\n');
+	print_row("all", r->pages, r->nr_nodes);
+	for (i = 0; verbose && i < r->nr_mappings; i++) {
+		char label[80];
+
+		printable(name, sizeof(name), r->mapping[i].name);
+		snprintf(label, sizeof(label), "%llx %s",
+			 (unsigned long long)r->mapping[i].start, name);
+		printf("  %s (%s)\n", label, r->mapping[i].policy);
+		print_row("", r->mapping[i].pages, r->nr_nodes);
+	}
+
+	printf("\naccess behaviour (Diener et al.)\n");
+	if (r->have_metrics) {
+		printf("  samples        %llu on %ld pages", (unsigned long long)r->samples,
+		       mt->pages);
+		if (r->sample_seconds > 0)
+			printf(" over %.3g s", r->sample_seconds);
+		printf(": %s\n", r->source);
+		printf("  exclusivity    %.3f   (E_App: 1/%d all shared .. 1 all private)\n",
+		       mt->exclusivity, r->nr_nodes);
+		printf("  locality       %.3f   (Loc_App: accesses to pages on their most-accessing node)\n",
+		       mt->locality);
+		printf("  page balance   %.1f%%  (B_Pages: 0 even .. %d00 one node)\n",
+		       mt->page_balance, r->nr_nodes - 1);
+		printf("  access balance %.1f%%  (B_Acc)\n", mt->access_balance);
+		if (r->have_dynamicity)
+			printf("  dynamicity     %.3g page migrations/s (%ld page-slice pairs)\n",
+			       r->dynamicity, r->dyn_compared);
+		else
+			printf("  dynamicity     - (%s)\n", r->metrics_why);
+	} else {
+		printf("  - (%s)\n", r->metrics_why);
+	}
+
+	printf("\nbandwidth signature (Oracle Labs), %s traffic\n",
+	       r->have_signature ? r->traffic : "no");
+	if (r->have_signature) {
+		double il = 1 - r->sig.static_frac - r->sig.local_frac -
+			    r->sig.per_thread_frac;
+
+		printf("  static %.3f (node %d), local %.3f, per-thread %.3f, interleaved %.3f\n",
+		       r->sig.static_frac, r->sig.static_node, r->sig.local_frac,
+		       r->sig.per_thread_frac, il < 0 ? 0 : il);
+		printf("  fit: %s (%.1f%% of the traffic unexplained, remote shares spread %.3f)\n",
+		       r->sigq.fits ? "good" : "poor", 100 * r->sigq.residual,
+		       r->sigq.asymmetry);
+	} else {
+		printf("  - (%s)\n", r->signature_why);
+	}
+
+	printf("\npredicted best placement\n");
+	if (r->have_prediction) {
+		printf("  weights       ");
+		for (j = 0; j < r->nr_nodes; j++)
+			printf("%s%u", j ? ":" : " ", r->weights[j]);
+		printf("  (%.2fx the current placement: %.3g -> %.3g GB/s)\n",
+		       r->gain, r->current_gbps, r->predicted_gbps);
+		if (r->assumes[0])
+			printf("  assumes       %s\n", r->assumes);
+	} else {
+		printf("  - (%s)\n", r->prediction_why);
+	}
+	if (r->side_effects[0])
+		printf("\nside effects: %s\n", r->side_effects);
+	printf("\nverdict: %s\n", r->verdict);
+}
+
+static json_object *u64s(const uint64_t *v, int n)
+{
+	json_object *a = json_object_new_array();
+	int j;
+
+	for (j = 0; j < n; j++)
+		json_object_array_add(a, json_object_new_int64((int64_t)v[j]));
+	return a;
+}
+
+static void bj_null(json_object *o, const char *key)
+{
+	json_object_object_add(o, key, NULL);
+}
+
+int inspect_print_json(const struct inspect_report *r, int verbose)
+{
+	const struct bwm_access_metrics *mt = &r->metrics;
+	json_object *o = json_object_new_object(), *s, *a;
+	int i, j;
+
+	if (r->pid)
+		bj_int(o, "pid", r->pid);
+	else
+		bj_str(o, "machine", r->machine);
+	bj_str(o, r->pid ? "command" : "workload", r->name);
+	bj_int(o, "nodes", r->nr_nodes);
+	a = json_object_new_array();
+	for (j = 0; j < r->nr_nodes; j++)
+		if (r->workers & (1u << j))
+			json_object_array_add(a, json_object_new_int(j));
+	json_object_object_add(o, "workers", a);
+	bj_int(o, "threads", r->threads);
+	json_object_object_add(o, "pages", u64s(r->pages, r->nr_nodes));
+	if (verbose) {
+		a = json_object_new_array();
+		for (i = 0; i < r->nr_mappings; i++) {
+			char start[32];
+
+			s = json_object_new_object();
+			snprintf(start, sizeof(start), "0x%llx",
+				 (unsigned long long)r->mapping[i].start);
+			bj_str(s, "start", start);
+			bj_str(s, "name", r->mapping[i].name);
+			bj_str(s, "policy", r->mapping[i].policy);
+			json_object_object_add(s, "pages",
+					       u64s(r->mapping[i].pages, r->nr_nodes));
+			json_object_array_add(a, s);
+		}
+		json_object_object_add(o, "mappings", a);
+	}
+
+	s = json_object_new_object();
+	if (r->have_metrics) {
+		bj_str(s, "source", r->source);
+		bj_int(s, "samples", (int64_t)r->samples);
+		bj_int(s, "pages", mt->pages);
+		bj_num(s, "seconds", r->sample_seconds, "%.6g");
+	} else {
+		bj_str(s, "why", r->metrics_why);
+	}
+	json_object_object_add(o, "samples", s);
+	if (r->have_metrics) {
+		bj_num(o, "exclusivity", mt->exclusivity, "%.6g");
+		bj_num(o, "locality", mt->locality, "%.6g");
+		bj_num(o, "page_balance", mt->page_balance, "%.6g");
+		bj_num(o, "access_balance", mt->access_balance, "%.6g");
+		bj_nums(o, "node_accesses", mt->node_acc, r->nr_nodes, "%.6g");
+	} else {
+		bj_null(o, "exclusivity");
+		bj_null(o, "locality");
+		bj_null(o, "page_balance");
+		bj_null(o, "access_balance");
+	}
+	if (r->have_metrics && r->have_dynamicity) {
+		s = json_object_new_object();
+		bj_num(s, "migrations_per_s", r->dynamicity, "%.6g");
+		bj_int(s, "compared", r->dyn_compared);
+		json_object_object_add(o, "dynamicity", s);
+	} else {
+		bj_null(o, "dynamicity");
+	}
+
+	if (r->have_signature) {
+		s = json_object_new_object();
+		bj_str(s, "traffic", r->traffic);
+		bj_int(s, "static_node", r->sig.static_node);
+		bj_num(s, "static", r->sig.static_frac, "%.6g");
+		bj_num(s, "local", r->sig.local_frac, "%.6g");
+		bj_num(s, "per_thread", r->sig.per_thread_frac, "%.6g");
+		bj_num(s, "interleaved", fmax(0, 1 - r->sig.static_frac -
+					      r->sig.local_frac -
+					      r->sig.per_thread_frac), "%.6g");
+		bj_bool(s, "fits", r->sigq.fits);
+		bj_num(s, "residual", r->sigq.residual, "%.6g");
+		bj_num(s, "asymmetry", r->sigq.asymmetry, "%.6g");
+		a = json_object_new_array();
+		for (j = 0; j < r->nr_nodes; j++)
+			json_object_array_add(a, json_object_new_int(r->sym_threads[j]));
+		json_object_object_add(s, "symmetric_threads", a);
+		a = json_object_new_array();
+		for (j = 0; j < r->nr_nodes; j++)
+			json_object_array_add(a, json_object_new_int(r->asym_threads[j]));
+		json_object_object_add(s, "asymmetric_threads", a);
+		json_object_object_add(o, "signature", s);
+	} else {
+		bj_null(o, "signature");
+		bj_str(o, "signature_why", r->signature_why);
+	}
+
+	if (r->have_prediction) {
+		s = json_object_new_object();
+		bj_u8s(s, "weights", r->weights, r->nr_nodes);
+		a = json_object_new_array();
+		for (j = 0; j < r->nr_nodes; j++)
+			if (r->weights[j])
+				json_object_array_add(a, json_object_new_int(j));
+		json_object_object_add(s, "nodemask", a);
+		bj_num(s, "gain", r->gain, "%.6g");
+		bj_num(s, "current_gbps", r->current_gbps, "%.6g");
+		bj_num(s, "predicted_gbps", r->predicted_gbps, "%.6g");
+		bj_num(s, "stall_fraction", r->stall_fraction, "%.6g");
+		if (r->assumes[0])
+			bj_str(s, "assumes", r->assumes);
+		json_object_object_add(o, "predicted", s);
+	} else {
+		bj_null(o, "predicted");
+		bj_str(o, "predicted_why", r->prediction_why);
+	}
+	if (r->side_effects[0])
+		bj_str(o, "side_effects", r->side_effects);
+	bj_str(o, "verdict", r->verdict);
+	return bj_print(o);
+}
