@@ -117,7 +117,7 @@ int main(int argc, char **argv)
 	struct opts o = {
 		.file = BWAPD_DEFAULT_FILE, .root = "", .seed = 1,
 		.run_dir = BWAPD_RUN_DIR, .rules = BWAPD_RULES_FILE, .scan = 5,
-		.seconds = 2, .u8_err = BWM_DEFAULT_U8_ERR,
+		.seconds = 2, .u8_err = BWM_DEFAULT_U8_ERR, .interval = 0.05,
 		.log_level = BWAPD_LOG_INFO,
 	};
 	int seen[NR_OPTS] = { 0 };

@@ -9,6 +9,7 @@
 
 #include "cmd.h"
 #include "inspect_model.h"
+#include "inspect_proc.h"
 #include "log.h"
 
 static int print(const struct opts *o, const struct inspect_report *r)
@@ -61,8 +62,62 @@ static int inspect_workload(const struct opts *o)
 	return print(o, &r);
 }
 
+/* A running process; --model and --workload give the prediction. */
+static int inspect_pid(const struct opts *o)
+{
+	static struct inspect_report r;
+	static struct bwm_machine m;
+	struct inspect_proc_opts po = {
+		.seconds = o->seconds, .interval = o->interval,
+		.u8_err = o->u8_err,
+	};
+	struct bwapd_backend b;
+	struct bwapd_topology topo;
+	struct bwm_workload wl;
+	struct bwm_error err;
+	char msg[512], why[512] = "";
+	int ret;
+
+	if (o->policy || o->workers) {
+		bwapd_log(BWAPD_LOG_ERR, "--%s is for a workload of the model: a "
+			  "process runs where it runs", o->policy ? "policy" :
+			  "workers");
+		return EXIT_USAGE;
+	}
+	if (!o->model != !o->workload) {
+		bwapd_log(BWAPD_LOG_ERR, "a process's prediction needs both "
+			  "--model and --workload");
+		return EXIT_USAGE;
+	}
+	if (o->interval * 2 > o->seconds) {
+		bwapd_log(BWAPD_LOG_ERR, "--interval %g: at least two slices must "
+			  "fit in --seconds %g", o->interval, o->seconds);
+		return EXIT_USAGE;
+	}
+	if (o->model) {
+		if (bwm_machine_load(o->model, &m, &err) ||
+		    bwm_workload_load(o->workload, &wl, &err)) {
+			bwapd_log(BWAPD_LOG_ERR, "%s", bwm_error_format(&err,
+				  err.field[0] && !strncmp(err.field, "nodes", 5) ?
+				  o->model : o->workload, msg, sizeof(msg)));
+			return 1;
+		}
+		po.machine = &m;
+		po.workload = &wl;
+	}
+	if (cmd_open_here(o, &b, &topo))
+		return 1;
+	bwapd_backend_destroy(&b);
+	ret = inspect_process(o->pid, &topo, &po, &r, why, sizeof(why));
+	if (ret)
+		return cmd_error("inspect", ret, why);
+	return print(o, &r);
+}
+
 int cmd_inspect(const struct opts *o)
 {
+	if (o->pid)
+		return inspect_pid(o);
 	if (o->workload) {
 		if (!o->model) {
 			bwapd_log(BWAPD_LOG_ERR, "--workload needs --model");
@@ -70,6 +125,7 @@ int cmd_inspect(const struct opts *o)
 		}
 		return inspect_workload(o);
 	}
-	bwapd_log(BWAPD_LOG_ERR, "inspect needs --model MACHINE --workload FILE");
+	bwapd_log(BWAPD_LOG_ERR, "inspect needs --pid PID, or --model MACHINE "
+		  "--workload FILE");
 	return EXIT_USAGE;
 }

@@ -134,11 +134,13 @@ static void printable(char *dst, size_t len, const char *src)
 	dst[i] = '\0';
 }
 
+#define LABEL_W	30
+
 static void print_row(const char *label, const uint64_t *v, int n)
 {
 	int j;
 
-	printf("  %-14s", label);
+	printf("  %-*.*s", LABEL_W, LABEL_W, label);
 	for (j = 0; j < n; j++)
 		printf(" %8llu", (unsigned long long)v[j]);
 	putchar('\n');
@@ -158,20 +160,22 @@ void inspect_print_text(const struct inspect_report *r, int verbose)
 	else
 		printf("workload %s on model %s, %d threads on nodes %s\n", name,
 		       r->machine, r->threads, list);
-	printf("\npages per node\n  %-14s", "node");
+	printf("\npages per node\n  %-*s", LABEL_W, "node");
 	for (j = 0; j < r->nr_nodes; j++)
 		printf(" %8d", j);
 	putchar('\n');
 	print_row("all", r->pages, r->nr_nodes);
 	for (i = 0; verbose && i < r->nr_mappings; i++) {
+		const char *base = strrchr(r->mapping[i].name, '/');
 		char label[80];
 
-		printable(name, sizeof(name), r->mapping[i].name);
-		snprintf(label, sizeof(label), "%llx %s",
+		printable(name, sizeof(name), base ? base + 1 : r->mapping[i].name);
+		snprintf(label, sizeof(label), "%12llx %s",
 			 (unsigned long long)r->mapping[i].start, name);
-		printf("  %s (%s)\n", label, r->mapping[i].policy);
-		print_row("", r->mapping[i].pages, r->nr_nodes);
+		print_row(label, r->mapping[i].pages, r->nr_nodes);
 	}
+	if (verbose && r->more_mappings)
+		printf("  (and %d more mappings)\n", r->more_mappings);
 
 	printf("\naccess behaviour (Diener et al.)\n");
 	if (r->have_metrics) {
@@ -180,6 +184,9 @@ void inspect_print_text(const struct inspect_report *r, int verbose)
 		if (r->sample_seconds > 0)
 			printf(" over %.3g s", r->sample_seconds);
 		printf(": %s\n", r->source);
+		if (r->lost)
+			printf("  lost           %llu samples (full rings, CPUs of no node)\n",
+			       (unsigned long long)r->lost);
 		printf("  exclusivity    %.3f   (E_App: 1/%d all shared .. 1 all private)\n",
 		       mt->exclusivity, r->nr_nodes);
 		printf("  locality       %.3f   (Loc_App: accesses to pages on their most-accessing node)\n",
@@ -196,8 +203,10 @@ void inspect_print_text(const struct inspect_report *r, int verbose)
 		printf("  - (%s)\n", r->metrics_why);
 	}
 
-	printf("\nbandwidth signature (Oracle Labs), %s traffic\n",
-	       r->have_signature ? r->traffic : "no");
+	printf("\nbandwidth signature (Oracle Labs)");
+	if (r->have_signature)
+		printf(", %s traffic", r->traffic);
+	putchar('\n');
 	if (r->have_signature) {
 		double il = 1 - r->sig.static_frac - r->sig.local_frac -
 			    r->sig.per_thread_frac;
@@ -279,12 +288,14 @@ int inspect_print_json(const struct inspect_report *r, int verbose)
 			json_object_array_add(a, s);
 		}
 		json_object_object_add(o, "mappings", a);
+		bj_int(o, "more_mappings", r->more_mappings);
 	}
 
 	s = json_object_new_object();
 	if (r->have_metrics) {
 		bj_str(s, "source", r->source);
 		bj_int(s, "samples", (int64_t)r->samples);
+		bj_int(s, "lost", (int64_t)r->lost);
 		bj_int(s, "pages", mt->pages);
 		bj_num(s, "seconds", r->sample_seconds, "%.6g");
 	} else {

@@ -35,12 +35,15 @@ struct inspect_report {
 	/* where its pages are */
 	uint64_t pages[BWAPD_MAX_NODES];
 	int nr_mappings;
+	int more_mappings;		/* with pages, beyond the table */
 	struct inspect_mapping mapping[INSPECT_MAX_MAPPINGS];
+	int thread_nodes[BWAPD_MAX_NODES];	/* threads seen on each node */
 
 	/* the access samples and Diener et al.'s metrics on them */
 	int have_metrics;
 	char source[160];		/* what the samples are */
 	uint64_t samples;
+	uint64_t lost;			/* dropped, or on CPUs of no node */
 	double sample_seconds;
 	struct bwm_access_metrics metrics;
 	int have_dynamicity;
@@ -61,7 +64,7 @@ struct inspect_report {
 	uint8_t weights[BWAPD_MAX_NODES];	/* 0: node left out */
 	double current_gbps, predicted_gbps, gain;
 	double stall_fraction;		/* at the current placement */
-	char assumes[160];		/* what the prediction takes for granted */
+	char assumes[256];		/* what the prediction takes for granted */
 	char prediction_why[256];
 
 	/* side effects of sampling, said plainly ("" if none) */

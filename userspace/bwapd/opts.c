@@ -82,7 +82,8 @@ static const struct optdef {
 	  "profile symmetric sets too" },
 	{ "max-size", K_INT, O(sets.max_size), 1, BWAPD_MAX_NODES, B(C_PROFILE), "K",
 	  "only sets of up to K nodes" },
-	{ "pid", K_INT, O(pid), 1, INT_MAX, B(C_TUNE), "PID", "the process to tune" },
+	{ "pid", K_INT, O(pid), 1, INT_MAX, B(C_TUNE) | B(C_INSPECT), "PID",
+	  "the process to tune, or to inspect" },
 	{ "workload", K_STR, O(workload), 0, 0, TUNERS | B(C_INSPECT), "W.json",
 	  "a workload of the model (with --model): tuned, or what counts a\n"
 	  "process's stalls" },
@@ -94,6 +95,9 @@ static const struct optdef {
 	  "thread fills its share) or interleave (over every node)" },
 	{ "verbose", K_FLAG, O(verbose), 0, 0, B(C_INSPECT), NULL,
 	  "pages per node of every mapping too" },
+	{ "interval", K_DBL, O(interval), 0.001, 60, B(C_INSPECT), "S",
+	  "a process's sampling slices: soft-dirty clears every S seconds,\n"
+	  "0.001 to 60 (default 0.05)" },
 	{ "samples", K_INT, O(tune.samples), 1, 1000, TUNERS, "N",
 	  "measurements per step (default 20)" },
 	{ "trim", K_INT, O(tune.trim), 0, 499, TUNERS, "C",

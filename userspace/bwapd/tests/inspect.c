@@ -8,8 +8,13 @@
 #include <sys/wait.h>
 #include <json-c/json.h>
 
+#include <signal.h>
+#include <sys/mman.h>
+
 #include "bwapd_test.h"
 #include "inspect_model.h"
+#include "inspect_proc.h"
+#include "topology.h"
 
 struct class_case {
 	const char *name;
@@ -256,6 +261,100 @@ TEST(command_line)
 	EXPECT_EQ(2, run(MODEL_ARGS " --workers 0,x"));
 	EXPECT_EQ(1, run(MODEL_ARGS " --workers 9"));
 	EXPECT_EQ(2, run("inspect --rules x"));
+}
+
+/* A child that keeps touching fresh pages: first-touch faults. */
+static pid_t toucher(void)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		for (;;) {
+			char *p = mmap(NULL, 64 << 12, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			int i;
+
+			if (p == MAP_FAILED)
+				_exit(1);
+			for (i = 0; i < 64; i++)
+				p[i << 12] = 1;
+			munmap(p, 64 << 12);
+		}
+	}
+	return pid;
+}
+
+/*
+ * The process path on the host's kernel, whatever it keeps: real perf
+ * page-fault samples of a real process, their pages' nodes by
+ * move_pages(2), the metrics on them; a process that is gone.
+ */
+TEST(process_samples)
+{
+	static struct inspect_report r;
+	struct inspect_proc_opts po = { .seconds = 0.5, .interval = 0.05,
+					.u8_err = BWM_DEFAULT_U8_ERR };
+	struct bwapd_topology topo;
+	char why[512] = "";
+	pid_t pid;
+	int ret, st;
+
+	ASSERT_EQ(0, bwapd_topology_read("", &topo, why, sizeof(why)))
+		TH_LOG("%s", why);
+	pid = toucher();
+	ASSERT_LT(0, pid);
+	ret = inspect_process(pid, &topo, &po, &r, why, sizeof(why));
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	ASSERT_EQ(0, ret) TH_LOG("%s", why);
+	EXPECT_EQ(pid, r.pid);
+	EXPECT_EQ(1, r.threads);
+	EXPECT_GT(r.samples, 64ULL);
+	EXPECT_TRUE(r.have_metrics);
+	EXPECT_NE(NULL, strstr(r.source, "first touches")) TH_LOG("%s", r.source);
+	/* one thread on one node: every sampled page is exclusive */
+	EXPECT_NEAR(1, r.metrics.exclusivity, 1e-9);
+	EXPECT_FALSE(r.have_signature);
+	EXPECT_NE(NULL, strstr(r.signature_why, "cannot be run again"));
+	EXPECT_FALSE(r.have_prediction);
+	EXPECT_NE(NULL, strstr(r.prediction_why, "--model"));
+	EXPECT_NE(0, r.verdict[0]);
+
+	why[0] = '\0';
+	EXPECT_EQ(-ESRCH, inspect_process(pid, &topo, &po, &r, why,
+					  sizeof(why)));
+	EXPECT_NE(NULL, strstr(why, "no process")) TH_LOG("%s", why);
+}
+
+TEST(process_command_line)
+{
+	char args[128];
+	pid_t pid = toucher();
+	int st;
+
+	ASSERT_LT(0, pid);
+	snprintf(args, sizeof(args), "inspect --pid %d --seconds 0.3 --json",
+		 (int)pid);
+	EXPECT_EQ(0, run(args));
+	EXPECT_EQ(0, strncmp(out, "{", 1)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"samples\": { \"source\": \"page faults"))
+		TH_LOG("%s", out);
+	snprintf(args, sizeof(args), "inspect --pid %d --policy interleave", (int)pid);
+	EXPECT_EQ(2, run(args));
+	EXPECT_NE(NULL, strstr(out, "for a workload of the model"));
+	snprintf(args, sizeof(args), "inspect --pid %d --seconds 1 --interval 0.6",
+		 (int)pid);
+	EXPECT_EQ(2, run(args));
+	EXPECT_NE(NULL, strstr(out, "two slices"));
+	snprintf(args, sizeof(args), "--model %s/machines/bwap-b.json inspect --pid %d",
+		 BWM_DATADIR, (int)pid);
+	EXPECT_EQ(2, run(args));
+	EXPECT_NE(NULL, strstr(out, "both"));
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	snprintf(args, sizeof(args), "inspect --pid %d", (int)pid);
+	EXPECT_EQ(1, run(args));
+	EXPECT_NE(NULL, strstr(out, "no process")) TH_LOG("%s", out);
 }
 
 TEST_HARNESS_MAIN
