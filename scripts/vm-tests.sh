@@ -19,7 +19,8 @@
 # --stock boots Debian's upstream kernels of those series (upstream_kernel
 # in lib.sh: weighted interleave with global weights only, as users of
 # stock kernels have it) in numa4 with bwapd's programs only, into
-# OUT/stock-SERIES/numa4: bwapd as it works without per-process weights.
+# OUT/stock-SERIES/numa4: bwapd as it works without per-process weights,
+# and bwapd inspect's access samples on the kernels users have.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -85,7 +86,7 @@ for t in $TOPOS; do
 	first=''
 	for s in "${!stock_kernel[@]}"; do
 		boot "stock-$s" "${stock_kernel[$s]}" numa4 \
-			--append "wi.only=bwapd,bwapd_privileges"
+			--append "wi.only=bwapd,bwapd_privileges,wi_inspect"
 	done
 done
 wait || true

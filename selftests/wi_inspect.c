@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bwapd inspect on a real process whose memory access is known by
+ * construction: one thread pinned to each CPU node writes its private
+ * pages and every shared page, over and over; the shared pages were
+ * filled by the main thread on the first node.  Under first touch and
+ * under interleave, bwapd inspect --pid samples this very process, and
+ * its report is compared with the truth the process computes from its
+ * own layout and the nodes of its pages (move_pages(2)).
+ *
+ * The truth weighs every page alike, as the fault samples do: each page
+ * of this program is written in every time slice, and a fault samples
+ * the first write to a page in a slice.  A shared page is written by
+ * every node: its exclusivity is 1/T, and its most-writing node is any
+ * of them - which one wins the race to write first after a clear is up
+ * to the scheduler - so its locality lies anywhere between 0 and 1.
+ *
+ * A third region is only read (filled first by the main thread): its
+ * reads are seen only through NUMA balancing's hinting faults.  The
+ * first two variants run with NUMA balancing off (turned off for the
+ * test where the kernel has it, then restored); the third, where the
+ * kernel has it, with it on: then its hinting faults are samples too,
+ * reads included, and it moves pages towards the threads that fault.
+ *
+ * Runs wherever bwapd is on PATH and the machine has two CPU nodes or
+ * more, on this project's kernels and on Debian's stock ones.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "wi_harness.h"
+#include "wi_common.h"
+
+#define MAX_T		8
+#define PRIV_PAGES	256		/* per thread */
+#define SHARED_PAGES	256
+#define READ_PAGES	256		/* only read */
+#define SECONDS		"4"
+#define INTERVAL	"0.05"
+
+/* Tolerances of the sampled metrics against the truth. */
+#define TOL_EXCL	0.08
+#define TOL_LOC		0.08
+#define TOL_BACC	25.0		/* percentage points */
+
+struct worker {
+	pthread_t th;
+	int cpu, node;
+	char *priv;
+	char *shared;
+	const char *ro;
+	volatile long sweeps;
+	long sum;
+};
+
+static volatile int stop;
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	long i;
+
+	if (wi_pin_cpu(w->cpu))
+		return NULL;
+	/* first touch of its own pages, from its own node */
+	memset(w->priv, 1, PRIV_PAGES * WI_PAGE_SIZE);
+	while (!stop) {
+		for (i = 0; i < PRIV_PAGES; i++)
+			w->priv[i * WI_PAGE_SIZE + 64]++;
+		for (i = 0; i < SHARED_PAGES; i++)
+			__atomic_fetch_add(&w->shared[i * WI_PAGE_SIZE +
+						      64 * (1 + w->node % 32)],
+					   1, __ATOMIC_RELAXED);
+		for (i = 0; i < READ_PAGES; i++)
+			w->sum += ((volatile const char *)w->ro)[i * WI_PAGE_SIZE];
+		w->sweeps++;
+	}
+	return NULL;
+}
+
+/*
+ * Run bwapd with args; its standard output into out.  Exit status.
+ * posix_spawn shares the address space until the exec: a fork would
+ * make every page copy-on-write meanwhile, and a worker's write would
+ * copy a page to its own node, a move nobody made.
+ */
+static int bwapd(char *out, size_t len, const char *const *args)
+{
+	posix_spawn_file_actions_t fa;
+	int fd[2], st, ret;
+	size_t n = 0;
+	ssize_t r;
+	pid_t pid;
+
+	if (pipe(fd))
+		return -1;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+	posix_spawn_file_actions_addclose(&fa, fd[0]);
+	posix_spawn_file_actions_addclose(&fa, fd[1]);
+	ret = posix_spawnp(&pid, "bwapd", &fa, NULL, (char *const *)args,
+			   environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fd[1]);
+	if (ret) {
+		close(fd[0]);
+		return 127;
+	}
+	while (n + 1 < len && (r = read(fd[0], out + n, len - 1 - n)) > 0)
+		n += (size_t)r;
+	out[n] = '\0';
+	close(fd[0]);
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The number after "key": in the JSON text, or NAN. */
+static double jnum(const char *json, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\"%s\": ", key);
+	p = strstr(json, pat);
+	return p ? strtod(p + strlen(pat), NULL) : NAN;
+}
+
+/* The array after "key": [ into v[]; how many. */
+static int jarray(const char *json, const char *key, double *v, int max)
+{
+	char pat[64], *end;
+	const char *p;
+	int n = 0;
+
+	snprintf(pat, sizeof(pat), "\"%s\": [", key);
+	p = strstr(json, pat);
+	if (!p)
+		return 0;
+	p += strlen(pat);
+	while (n < max) {
+		v[n] = strtod(p, &end);
+		if (end == p)
+			break;
+		n++;
+		p = end + strspn(end, " ,");
+	}
+	return n;
+}
+
+static double imbalance(const double *v, int n)
+{
+	double sum = 0, max = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		sum += v[i];
+		max = v[i] > max ? v[i] : max;
+	}
+	return sum > 0 ? (max / (sum / n) - 1) * 100 : 0;
+}
+
+/* /proc/vmstat's numa_pages_migrated: NUMA balancing's migrations. */
+static long nb_migrated(void)
+{
+	char line[128];
+	long v = 0;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "numa_pages_migrated %ld", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+static bool have_bwapd(void)
+{
+	const char *const args[] = { "bwapd", "--version", NULL };
+	char out[128];
+
+	return bwapd(out, sizeof(out), args) == 0;
+}
+
+FIXTURE(inspect) {
+	int nodes[MAX_T], nr_nodes, t;
+	cpu_set_t cpus;
+	struct worker w[MAX_T];
+	char *shared, *ro;
+	long numa_balancing;		/* as it was; -1: the kernel has none */
+	bool setup_skipped;
+};
+
+FIXTURE_VARIANT(inspect) {
+	bool interleave;
+	int numa_balancing;
+};
+
+FIXTURE_VARIANT_ADD(inspect, first_touch) {
+	.interleave = false, .numa_balancing = 0,
+};
+FIXTURE_VARIANT_ADD(inspect, interleave) {
+	.interleave = true, .numa_balancing = 0,
+};
+FIXTURE_VARIANT_ADD(inspect, first_touch_numa_balancing) {
+	.interleave = false, .numa_balancing = 1,
+};
+
+#define NB_SYSCTL	"/proc/sys/kernel/numa_balancing"
+
+FIXTURE_SETUP(inspect)
+{
+	int mem[WI_MAX_NODES], nmem, i;
+	struct wi_mask all;
+
+	stop = 0;
+	self->t = 0;
+	self->numa_balancing = -1;
+	if (!have_bwapd())
+		WI_SETUP_SKIP("bwapd is not on PATH");
+	self->nr_nodes = wi_cpu_nodes(self->nodes, MAX_T);
+	if (self->nr_nodes < 2)
+		WI_SETUP_SKIP("needs two CPU nodes");
+	if (access(NB_SYSCTL, F_OK)) {
+		if (variant->numa_balancing)
+			WI_SETUP_SKIP("the kernel has no NUMA balancing");
+	} else {
+		self->numa_balancing = wi_read_long(NB_SYSCTL);
+		ASSERT_EQ(0, wi_write_long(NB_SYSCTL, variant->numa_balancing));
+	}
+	nmem = wi_memory_nodes(mem, WI_MAX_NODES);
+	wi_mask_from_nodes(&all, mem, nmem);
+	self->shared = wi_mmap_anon(SHARED_PAGES * WI_PAGE_SIZE);
+	ASSERT_NE(NULL, self->shared);
+	madvise(self->shared, SHARED_PAGES * WI_PAGE_SIZE, MADV_NOHUGEPAGE);
+	self->ro = wi_mmap_anon(READ_PAGES * WI_PAGE_SIZE);
+	ASSERT_NE(NULL, self->ro);
+	madvise(self->ro, READ_PAGES * WI_PAGE_SIZE, MADV_NOHUGEPAGE);
+	for (i = 0; i < self->nr_nodes; i++) {
+		struct worker *w = &self->w[i];
+
+		w->node = self->nodes[i];
+		w->cpu = wi_node_first_cpu(w->node);
+		w->shared = self->shared;
+		w->ro = self->ro;
+		w->sweeps = 0;
+		w->priv = wi_mmap_anon(PRIV_PAGES * WI_PAGE_SIZE);
+		ASSERT_NE(NULL, w->priv);
+		madvise(w->priv, PRIV_PAGES * WI_PAGE_SIZE, MADV_NOHUGEPAGE);
+		if (variant->interleave)
+			ASSERT_EQ(0, wi_mbind(w->priv, PRIV_PAGES * WI_PAGE_SIZE,
+					      MPOL_INTERLEAVE, &all, 0));
+	}
+	if (variant->interleave)
+		ASSERT_EQ(0, wi_mbind(self->shared, SHARED_PAGES * WI_PAGE_SIZE,
+				      MPOL_INTERLEAVE, &all, 0));
+	/* the main thread fills the shared pages from the first node */
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(self->cpus), &self->cpus));
+	ASSERT_EQ(0, wi_pin_cpu(self->w[0].cpu));
+	memset(self->shared, 0, SHARED_PAGES * WI_PAGE_SIZE);
+	memset(self->ro, 1, READ_PAGES * WI_PAGE_SIZE);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(self->cpus), &self->cpus));
+	for (i = 0; i < self->nr_nodes; i++) {
+		ASSERT_EQ(0, pthread_create(&self->w[i].th, NULL, work,
+					    &self->w[i]));
+		self->t++;
+	}
+	for (i = 0; i < self->nr_nodes; i++)
+		while (!self->w[i].sweeps)
+			usleep(10000);
+}
+
+FIXTURE_TEARDOWN(inspect)
+{
+	int i;
+
+	stop = 1;
+	for (i = 0; i < self->t; i++)
+		pthread_join(self->w[i].th, NULL);
+	if (self->numa_balancing >= 0)
+		wi_write_long(NB_SYSCTL, self->numa_balancing);
+}
+
+/* The nodes of the program's own pages: private blocks, then shared. */
+static int layout_nodes(FIXTURE_DATA(inspect) *self, int *nodes)
+{
+	int i;
+
+	for (i = 0; i < self->nr_nodes; i++)
+		if (wi_page_nodes(self->w[i].priv, PRIV_PAGES, WI_PAGE_SIZE,
+				  nodes + i * PRIV_PAGES))
+			return -1;
+	return wi_page_nodes(self->shared, SHARED_PAGES, WI_PAGE_SIZE,
+			     nodes + self->nr_nodes * PRIV_PAGES);
+}
+
+TEST_F_TIMEOUT(inspect, metrics_match_the_layout, 600)
+{
+	static int before[MAX_T * PRIV_PAGES + SHARED_PAGES];
+	static int after[MAX_T * PRIV_PAGES + SHARED_PAGES];
+	static int mem[WI_MAX_NODES];
+	static char out[1 << 16];
+	double excl = 0, loc = 0, loc_hi = 0, acc[MAX_T] = { 0 }, pages[64];
+	double got, truth_bacc;
+	int T = self->nr_nodes, n = T * PRIV_PAGES + SHARED_PAGES;
+	int i, j, k, moved = 0, nb, np;
+	long migrated;
+	char pid[16];
+	const char *const args[] = {
+		"bwapd", "inspect", "--pid", pid, "--seconds", SECONDS,
+		"--interval", INTERVAL, "--json", NULL,
+	};
+
+	WI_TEST_START();
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	migrated = nb_migrated();
+	ASSERT_EQ(0, layout_nodes(self, before));
+	ASSERT_EQ(0, bwapd(out, sizeof(out), args));
+	ASSERT_EQ(0, layout_nodes(self, after));
+	migrated = nb_migrated() - migrated;
+	TH_LOG("%s", out);
+	nb = variant->numa_balancing;
+
+	/*
+	 * Sampling moves nothing: every page that moved, NUMA balancing
+	 * moved (it may still finish work it began before it was turned
+	 * off); it counts its migrations, bwapd would not be counted there.
+	 */
+	for (i = 0; i < n; i++) {
+		if (before[i] == after[i])
+			continue;
+		/* a page being compacted has no node for a moment */
+		if (before[i] < 0 || after[i] < 0) {
+			TH_LOG("page %d: node %d, then %d", i, before[i], after[i]);
+			continue;
+		}
+		moved++;
+		TH_LOG("page %d moved: node %d, then %d", i, before[i], after[i]);
+	}
+	TH_LOG("%d pages moved while sampled, NUMA balancing moved %ld",
+	       moved, migrated);
+	EXPECT_LE(moved, migrated);
+	if (!nb) {
+		EXPECT_NE(NULL, strstr(out, "no reads (NUMA balancing is off)"));
+	} else {
+		EXPECT_NE(NULL, strstr(out, "NUMA balancing was on"));
+		EXPECT_NE(NULL, strstr(out, "hinting faults"));
+	}
+
+	/* the truth, every page weighed alike */
+	for (i = 0; i < n; i++) {
+		int owner = i < T * PRIV_PAGES ? i / PRIV_PAGES : -1;
+
+		excl += owner >= 0 ? 1 : 1.0 / T;
+		loc += owner >= 0 ? after[i] == self->nodes[owner] : 0;
+		loc_hi += owner >= 0 ? after[i] == self->nodes[owner] : 1;
+		for (k = 0; k < T; k++)
+			acc[k] += after[i] == self->nodes[k];
+	}
+	excl /= n;
+	loc /= n;
+	loc_hi /= n;
+	truth_bacc = imbalance(acc, T);
+
+	got = jnum(out, "exclusivity");
+	TH_LOG("exclusivity %.3f, truth %.3f", got, excl);
+	EXPECT_TRUE(fabs(got - excl) <= TOL_EXCL);
+	got = jnum(out, "locality");
+	TH_LOG("locality %.3f, truth %.3f to %.3f", got, loc, loc_hi);
+	EXPECT_TRUE(got >= loc - TOL_LOC && got <= loc_hi + TOL_LOC);
+	got = jnum(out, "access_balance");
+	TH_LOG("access balance %.1f%%, truth %.1f%%", got, truth_bacc);
+	/* B_Acc is over every node: the truth's are the CPU nodes */
+	if (T == wi_memory_nodes(mem, WI_MAX_NODES))
+		EXPECT_TRUE(fabs(got - truth_bacc) <= TOL_BACC);
+	/*
+	 * Nearly every written page sampled; the pages only read, through
+	 * NUMA balancing's hinting faults alone.
+	 */
+	ASSERT_NE(NULL, strstr(out, "\"samples\": {"));
+	got = jnum(strstr(out, "\"samples\": {"), "pages");
+	TH_LOG("%.0f pages sampled: %d written, %d only read", got, n,
+	       READ_PAGES);
+	EXPECT_GE(got, 0.9 * n);
+	if (nb) {
+		EXPECT_GE(got, n + READ_PAGES / 2);
+	} else {
+		EXPECT_LE(got, n + READ_PAGES / 4);
+	}
+	/* every node holds at least the program's pages there */
+	np = jarray(out, "pages", pages, 64);
+	ASSERT_GE(np, T);
+	for (j = 0; j < T; j++) {
+		long mine = 0;
+
+		for (i = 0; i < n; i++)
+			mine += after[i] == self->nodes[j];
+		EXPECT_GE(pages[self->nodes[j]], mine);
+	}
+	/* dynamicity rests on slices in a row */
+	EXPECT_GT(jnum(out, "compared"), 0);
+	EXPECT_NE(NULL, strstr(out, "soft-dirty bits cleared"));
+}
+
+TEST_HARNESS_MAIN
