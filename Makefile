@@ -66,7 +66,7 @@ TIMED      = scripts/timed.sh $(STAGES)
 .PHONY: help deps source kernel kernels kernel-deb harness-source selftests numactl \
 	numactl-deb numactl-check numactl-package-check initramfs check checkpatch host-tests \
 	shellcheck manlint series-build demo bench bench-kernel \
-	compare-upstream shell clean model model-check bench-model bench-bwapd bwapd bwapd-check bwapd-static \
+	compare-upstream shell clean model model-check bench-model bench-bwapd bench-inspect bwapd bwapd-check bwapd-static \
 	bwapd-deb bwapd-package-check
 
 help:
@@ -110,6 +110,8 @@ help:
 	@echo '  bench-model   model predictions per second, exhaustive search time'
 	@echo '  bench-bwapd   the daemon following 256 processes in numa4: CPU time and'
 	@echo '                memory per tuned process'
+	@echo '  bench-inspect what bwapd inspect'"'"'s sampling costs a process (stock 7.3,'
+	@echo '                clock by executed instructions)'
 	@echo '  bwapd         build bwapd, canonical weights and the tuner (build/bwapd/bwapd)'
 	@echo '  bwapd-check   bwapd'"'"'s tests under ASan/UBSan on the host, against'
 	@echo '                the model presets and fake sysfs trees (TAP in'
@@ -275,6 +277,16 @@ bench-bwapd: bench-kernel initramfs
 		--topology numa4 --mode test --timeout 4000 --out $(RESULTS)/$@ \
 		--append "wi.only=bwapd_bench bwapd_bench.procs=$(BWAPD_BENCH_PROCS)" >/dev/null
 	@grep -h '^# bench:\|^not ok' $(RESULTS)/$@/tap/bwapd_bench.tap
+
+# What bwapd inspect's sampling costs a process, on Debian's stock 7.3
+# kernel (no debugging options) with the guest's clock counting executed
+# instructions: the ratios of one boot repeat from run to run.
+bench-inspect: initramfs
+	@rm -rf $(RESULTS)/$@
+	@k=$$(bash -c '. scripts/lib.sh && upstream_kernel 7.3') && VM_ICOUNT=1 scripts/vm-run.sh --kernel $$k \
+		--initrd $(INITRAMFS) --topology numa4 --mode test --out $(RESULTS)/$@ \
+		--append "wi.only=bwapd_inspect_bench" >/dev/null
+	@grep -h '^# bench:\|^not ok' $(RESULTS)/$@/tap/bwapd_inspect_bench.tap
 
 # The same tests on Debian's upstream 6.12 and 7.3 kernels: every test
 # case must give the same result on each, but for deliberate differences.

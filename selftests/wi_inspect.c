@@ -323,6 +323,10 @@ TEST_F_TIMEOUT(inspect, metrics_match_the_layout, 600)
 		"bwapd", "inspect", "--pid", pid, "--seconds", SECONDS,
 		"--interval", INTERVAL, "--json", NULL,
 	};
+	const char *const text[] = {
+		"bwapd", "inspect", "--pid", pid, "--seconds", "1", "--verbose",
+		NULL,
+	};
 
 	WI_TEST_START();
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
@@ -413,6 +417,12 @@ TEST_F_TIMEOUT(inspect, metrics_match_the_layout, 600)
 	/* dynamicity rests on slices in a row */
 	EXPECT_GT(jnum(out, "compared"), 0);
 	EXPECT_NE(NULL, strstr(out, "soft-dirty bits cleared"));
+
+	/* the same for people, every mapping too */
+	ASSERT_EQ(0, bwapd(out, sizeof(out), text));
+	TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "wi_inspect"));
+	EXPECT_NE(NULL, strstr(out, "\nverdict: "));
 }
 
 TEST_HARNESS_MAIN

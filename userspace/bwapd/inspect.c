@@ -18,7 +18,8 @@
 #define PRIVATE_DOMINATES	0.9	/* application exclusivity */
 #define SHARED_DOMINATES	0.6
 #define WORTH_CHANGING		1.05	/* predicted gain */
-#define ONE_NODE_SERVES		100.0	/* memory access imbalance, percent */
+#define ONE_NODE_SERVES		50.0	/* memory access imbalance, percent */
+#define POOR_LOCALITY		0.5	/* Loc_App */
 
 int inspect_predict(const struct bwm_machine *m, const struct bwm_workload *wl,
 		    double u8_err, uint8_t *weights, double *gbps)
@@ -95,6 +96,22 @@ void inspect_verdict(struct inspect_report *r)
 				 mt->accesses);
 			off = add(v, len, off, "%s", part);
 		}
+	}
+	if (!r->have_prediction && r->have_metrics && r->metrics.located) {
+		/* without the model, the paper's policies say what to do */
+		const struct bwm_access_metrics *mt = &r->metrics;
+
+		if (mt->locality < POOR_LOCALITY &&
+		    mt->exclusivity >= SHARED_DOMINATES)
+			off = add(v, len, off, "%s", "; most accesses go to pages "
+				  "away from the node that uses them most: place "
+				  "the private pages with their threads (first "
+				  "touch by the thread that uses them, or a move)");
+		if (mt->access_balance > ONE_NODE_SERVES &&
+		    mt->exclusivity < PRIVATE_DOMINATES)
+			off = add(v, len, off, "%s", "; spread the shared pages "
+				  "(weighted interleave) to relieve the busiest "
+				  "node");
 	}
 	if (r->have_prediction) {
 		for (j = 0; j < r->nr_nodes && o < (int)sizeof(w) - 8; j++)
