@@ -163,6 +163,8 @@ int main(int argc, char **argv)
 	}
 	if (cmd == C_EXEC)
 		return cmd_exec(&o, seen, &w);
+	if (cmd == C_INSPECT && w.rest && w.nr == 1)
+		return cmd_inspect_exec(&o, w.rest);
 	arg = w.nr > 1 ? w.word[1] : NULL;
 	if (w.rest || w.nr > ((cmd == C_SHOW || cmd == C_APPLY) ? 2 : 1)) {
 		bwapd_log(BWAPD_LOG_ERR, "%s: too many arguments (\"bwapd %s --help\")",

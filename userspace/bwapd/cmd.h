@@ -61,5 +61,7 @@ int cmd_exec(struct opts *o, const int *seen, struct words *w);
 int cmd_status(const struct opts *o);
 int cmd_daemon(const struct opts *o);
 int cmd_inspect(const struct opts *o);
+/* inspect -- COMMAND: argv is the command. */
+int cmd_inspect_exec(const struct opts *o, char **argv);
 
 #endif /* BWAPD_CMD_H */

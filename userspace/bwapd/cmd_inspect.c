@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "inspect_exec.h"
 #include "inspect_model.h"
 #include "inspect_proc.h"
 #include "log.h"
@@ -62,6 +63,45 @@ static int inspect_workload(const struct opts *o)
 	return print(o, &r);
 }
 
+/* The machine and the workload class of a prediction, if both given. */
+static int prediction_model(const struct opts *o, struct inspect_proc_opts *po,
+			    struct bwm_machine *m, struct bwm_workload *wl)
+{
+	struct bwm_error err;
+	char msg[512];
+
+	if (!o->model != !o->workload) {
+		bwapd_log(BWAPD_LOG_ERR, "a process's prediction needs both "
+			  "--model and --workload");
+		return EXIT_USAGE;
+	}
+	if (!o->model)
+		return 0;
+	if (bwm_machine_load(o->model, m, &err)) {
+		bwapd_log(BWAPD_LOG_ERR, "%s", bwm_error_format(&err, o->model,
+			  msg, sizeof(msg)));
+		return 1;
+	}
+	if (bwm_workload_load(o->workload, wl, &err)) {
+		bwapd_log(BWAPD_LOG_ERR, "%s", bwm_error_format(&err, o->workload,
+			  msg, sizeof(msg)));
+		return 1;
+	}
+	po->machine = m;
+	po->workload = wl;
+	return 0;
+}
+
+/* Two slices at least in the sampling time. */
+static int check_interval(const struct opts *o)
+{
+	if (o->interval * 2 <= o->seconds)
+		return 0;
+	bwapd_log(BWAPD_LOG_ERR, "--interval %g: at least two slices must fit "
+		  "in --seconds %g", o->interval, o->seconds);
+	return EXIT_USAGE;
+}
+
 /* A running process; --model and --workload give the prediction. */
 static int inspect_pid(const struct opts *o)
 {
@@ -74,8 +114,7 @@ static int inspect_pid(const struct opts *o)
 	struct bwapd_backend b;
 	struct bwapd_topology topo;
 	struct bwm_workload wl;
-	struct bwm_error err;
-	char msg[512], why[512] = "";
+	char why[512] = "";
 	int ret;
 
 	if (o->policy || o->workers) {
@@ -84,31 +123,59 @@ static int inspect_pid(const struct opts *o)
 			  "workers");
 		return EXIT_USAGE;
 	}
-	if (!o->model != !o->workload) {
-		bwapd_log(BWAPD_LOG_ERR, "a process's prediction needs both "
-			  "--model and --workload");
+	if (check_interval(o))
 		return EXIT_USAGE;
-	}
-	if (o->interval * 2 > o->seconds) {
-		bwapd_log(BWAPD_LOG_ERR, "--interval %g: at least two slices must "
-			  "fit in --seconds %g", o->interval, o->seconds);
-		return EXIT_USAGE;
-	}
-	if (o->model) {
-		if (bwm_machine_load(o->model, &m, &err) ||
-		    bwm_workload_load(o->workload, &wl, &err)) {
-			bwapd_log(BWAPD_LOG_ERR, "%s", bwm_error_format(&err,
-				  err.field[0] && !strncmp(err.field, "nodes", 5) ?
-				  o->model : o->workload, msg, sizeof(msg)));
-			return 1;
-		}
-		po.machine = &m;
-		po.workload = &wl;
-	}
+	ret = prediction_model(o, &po, &m, &wl);
+	if (ret)
+		return ret;
 	if (cmd_open_here(o, &b, &topo))
 		return 1;
 	bwapd_backend_destroy(&b);
 	ret = inspect_process(o->pid, &topo, &po, &r, why, sizeof(why));
+	if (ret)
+		return cmd_error("inspect", ret, why);
+	return print(o, &r);
+}
+
+int cmd_inspect_exec(const struct opts *o, char **argv)
+{
+	static struct inspect_report r;
+	static struct bwm_machine m;
+	struct inspect_proc_opts po = {
+		.seconds = o->seconds, .interval = o->interval,
+		.u8_err = o->u8_err,
+	};
+	struct bwapd_backend b;
+	struct bwapd_topology topo;
+	struct bwm_workload wl;
+	char why[512] = "";
+	uint32_t nodes;
+	int ret;
+
+	if (!argv[0]) {
+		bwapd_log(BWAPD_LOG_ERR, "inspect --: no command");
+		return EXIT_USAGE;
+	}
+	if (o->pid || o->policy) {
+		bwapd_log(BWAPD_LOG_ERR, "inspect -- COMMAND runs the command: "
+			  "no --%s", o->pid ? "pid" : "policy");
+		return EXIT_USAGE;
+	}
+	if (check_interval(o))
+		return EXIT_USAGE;
+	ret = prediction_model(o, &po, &m, &wl);
+	if (ret)
+		return ret;
+	if (cmd_open_here(o, &b, &topo))
+		return 1;
+	bwapd_backend_destroy(&b);
+	if (o->workers) {
+		if (cmd_parse_workers(o->workers, &nodes))
+			return EXIT_USAGE;
+	} else if (bwapd_process_workers(0, &topo, &nodes)) {
+		return cmd_error("inspect", -EINVAL, "bwapd's own CPUs");
+	}
+	ret = inspect_exec(argv, &topo, nodes, &po, &r, why, sizeof(why));
 	if (ret)
 		return cmd_error("inspect", ret, why);
 	return print(o, &r);

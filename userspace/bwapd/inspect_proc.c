@@ -333,6 +333,20 @@ int inspect_process(pid_t pid, const struct bwapd_topology *topo,
 		    const struct inspect_proc_opts *o, struct inspect_report *r,
 		    char *why, size_t len)
 {
+	struct bwm_page *pages = NULL;
+	long n = 0;
+	int ret;
+
+	ret = inspect_process_pages(pid, topo, o, r, &pages, &n, why, len);
+	free(pages);
+	return ret;
+}
+
+int inspect_process_pages(pid_t pid, const struct bwapd_topology *topo,
+			  const struct inspect_proc_opts *o,
+			  struct inspect_report *r, struct bwm_page **pagesp,
+			  long *np, char *why, size_t len)
+{
 	struct samples s = { .topo = topo };
 	struct bwm_page *pages = NULL;
 	struct sampler *smp;
@@ -455,7 +469,13 @@ int inspect_process(pid_t pid, const struct bwapd_topology *topo,
 	if (!ret)
 		inspect_verdict(r);
 out:
-	free(pages);
+	if (ret) {
+		free(pages);
+		pages = NULL;
+		n = 0;
+	}
+	*pagesp = pages;
+	*np = n;
 	free(s.e);
 	free(s.touched);
 	return ret;

@@ -28,6 +28,15 @@ int inspect_process(pid_t pid, const struct bwapd_topology *topo,
 		    char *why, size_t len);
 
 /*
+ * The same, and the sampled pages (*pages, malloc'ed; *n of them) with
+ * their nodes and their samples from each node.
+ */
+int inspect_process_pages(pid_t pid, const struct bwapd_topology *topo,
+			  const struct inspect_proc_opts *o,
+			  struct inspect_report *r, struct bwm_page **pages,
+			  long *n, char *why, size_t len);
+
+/*
  * The prediction for a sampled process: the workload class o->workload
  * on o->machine with the process's threads per node and the shared
  * share of its sampled accesses (pages with exclusivity below

@@ -29,7 +29,7 @@ static const struct cmd_def {
 	[C_EXEC] = { "exec", " -- COMMAND [ARG...]", "run COMMAND under weighted interleave and tune it" },
 	[C_STATUS] = { "status", "", "the processes being tuned" },
 	[C_DAEMON] = { "daemon", "", "tune the processes the rules name" },
-	[C_INSPECT] = { "inspect", "", "how a process or a model's workload uses memory, what would serve it" },
+	[C_INSPECT] = { "inspect", " [-- COMMAND [ARG...]]", "how a process, a program or a model's workload uses memory, what would serve it" },
 };
 
 #define B(c)		(1u << (c))
@@ -88,7 +88,8 @@ static const struct optdef {
 	  "a workload of the model (with --model): tuned, or what counts a\n"
 	  "process's stalls" },
 	{ "workers", K_STR, O(workers), 0, 0, B(C_TUNE) | B(C_INSPECT), "NODES",
-	  "the workload's worker nodes" },
+	  "the workload's worker nodes; inspect -- COMMAND: the nodes its\n"
+	  "threads are placed on (default: bwapd's own)" },
 	{ "policy", K_STR, O(policy), 0, 0, B(C_INSPECT), "POLICY",
 	  "the page policy the model's workload runs under: first-touch (one\n"
 	  "thread fills the shared data; the default), parallel-init (each\n"

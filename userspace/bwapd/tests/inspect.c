@@ -355,6 +355,13 @@ TEST(process_command_line)
 	snprintf(args, sizeof(args), "inspect --pid %d", (int)pid);
 	EXPECT_EQ(1, run(args));
 	EXPECT_NE(NULL, strstr(out, "no process")) TH_LOG("%s", out);
+
+	/* a program run twice: on two nodes at least, and not with --pid */
+	EXPECT_EQ(1, run("inspect --workers 0 --seconds 1 -- true"));
+	EXPECT_NE(NULL, strstr(out, "two nodes with CPUs")) TH_LOG("%s", out);
+	EXPECT_EQ(2, run("inspect --pid 1 -- true"));
+	EXPECT_NE(NULL, strstr(out, "no --pid"));
+	EXPECT_EQ(2, run("inspect --"));
 }
 
 TEST_HARNESS_MAIN
