@@ -102,16 +102,38 @@ static int check_interval(const struct opts *o)
 	return EXIT_USAGE;
 }
 
+/*
+ * What a process and a program share: the sampling options, the model
+ * of a prediction, this machine's topology.  0, or the exit status.
+ */
+static int prepare(const struct opts *o, struct inspect_proc_opts *po,
+		   struct bwm_machine *m, struct bwm_workload *wl,
+		   struct bwapd_topology *topo)
+{
+	struct bwapd_backend b;
+	int ret;
+
+	memset(po, 0, sizeof(*po));
+	po->seconds = o->seconds;
+	po->interval = o->interval;
+	po->u8_err = o->u8_err;
+	if (check_interval(o))
+		return EXIT_USAGE;
+	ret = prediction_model(o, po, m, wl);
+	if (ret)
+		return ret;
+	if (cmd_open_here(o, &b, topo))
+		return 1;
+	bwapd_backend_destroy(&b);
+	return 0;
+}
+
 /* A running process; --model and --workload give the prediction. */
 static int inspect_pid(const struct opts *o)
 {
 	static struct inspect_report r;
 	static struct bwm_machine m;
-	struct inspect_proc_opts po = {
-		.seconds = o->seconds, .interval = o->interval,
-		.u8_err = o->u8_err,
-	};
-	struct bwapd_backend b;
+	struct inspect_proc_opts po;
 	struct bwapd_topology topo;
 	struct bwm_workload wl;
 	char why[512] = "";
@@ -123,14 +145,9 @@ static int inspect_pid(const struct opts *o)
 			  "workers");
 		return EXIT_USAGE;
 	}
-	if (check_interval(o))
-		return EXIT_USAGE;
-	ret = prediction_model(o, &po, &m, &wl);
+	ret = prepare(o, &po, &m, &wl, &topo);
 	if (ret)
 		return ret;
-	if (cmd_open_here(o, &b, &topo))
-		return 1;
-	bwapd_backend_destroy(&b);
 	ret = inspect_process(o->pid, &topo, &po, &r, why, sizeof(why));
 	if (ret)
 		return cmd_error("inspect", ret, why);
@@ -141,11 +158,7 @@ int cmd_inspect_exec(const struct opts *o, char **argv)
 {
 	static struct inspect_report r;
 	static struct bwm_machine m;
-	struct inspect_proc_opts po = {
-		.seconds = o->seconds, .interval = o->interval,
-		.u8_err = o->u8_err,
-	};
-	struct bwapd_backend b;
+	struct inspect_proc_opts po;
 	struct bwapd_topology topo;
 	struct bwm_workload wl;
 	char why[512] = "";
@@ -161,14 +174,9 @@ int cmd_inspect_exec(const struct opts *o, char **argv)
 			  "no --%s", o->pid ? "pid" : "policy");
 		return EXIT_USAGE;
 	}
-	if (check_interval(o))
-		return EXIT_USAGE;
-	ret = prediction_model(o, &po, &m, &wl);
+	ret = prepare(o, &po, &m, &wl, &topo);
 	if (ret)
 		return ret;
-	if (cmd_open_here(o, &b, &topo))
-		return 1;
-	bwapd_backend_destroy(&b);
 	if (o->workers) {
 		if (cmd_parse_workers(o->workers, &nodes))
 			return EXIT_USAGE;
