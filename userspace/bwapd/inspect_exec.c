@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -189,6 +190,8 @@ static int launch(char **argv, const struct bwapd_topology *topo,
 	}
 	if (!*pid) {
 		close(p[0]);
+		/* a run ends with bwapd, however bwapd ends */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		/* standard output stays bwapd's (--json) */
 		dup2(2, 1);
 		err = -pin(0, topo, nodes);

@@ -133,7 +133,7 @@ static int grow(struct samples *s)
 			;
 		ne[k] = s->e[i];
 	}
-	/* the slice's list is rebuilt from last_slice */
+	/* the slice's list, rebuilt from slice_of */
 	s->nr_touched = 0;
 	for (k = 0; k < ncap; k++)
 		if (ne[k].page && ne[k].slice_of == s->cur)
