@@ -15,11 +15,11 @@
  *                 many pages of each per worker.
  *
  * The workers start working once bwapd has placed them.  bwapd starts the
- * program on one node and, once it sees the busy threads, spreads them
- * over the nodes: the workers spin (busy) until the main thread sees
- * their CPU affinities differ (then half a second more, for the rest of
- * them to be placed; at most 30 s), then each fills what it fills on the
- * node it is on, and when every worker is ready they all write.  The
+ * program on one node, lets its threads run anywhere to see which are
+ * busy, then places those: the workers spin (busy) until the main thread
+ * sees each on the CPUs of one node and not all on the same node (then
+ * half a second more; at most 30 s), then each fills what it fills on
+ * the node it is on, and when every worker is ready they all write.  The
  * main thread only waits.  Runs until killed.
  */
 #define _GNU_SOURCE
@@ -86,22 +86,81 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-/* Until the workers' affinities differ, then 0.5 s more; at most 30 s. */
+/* Each node's CPUs (sysfs), read once: polling stays cheap. */
+static cpu_set_t node_cpus[64];
+
+static void read_node_cpus(void)
+{
+	char path[96], list[256];
+	int node;
+
+	for (node = 0; node < 64; node++) {
+		char *p = list;
+		FILE *f;
+
+		CPU_ZERO(&node_cpus[node]);
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/node/node%d/cpulist", node);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (!fgets(list, sizeof(list), f))
+			list[0] = '\0';
+		fclose(f);
+		while (*p >= '0' && *p <= '9') {
+			long a = strtol(p, &p, 10), b = a;
+
+			if (*p == '-')
+				b = strtol(p + 1, &p, 10);
+			for (; a <= b && a < CPU_SETSIZE; a++)
+				CPU_SET(a, &node_cpus[node]);
+			if (*p == ',')
+				p++;
+		}
+	}
+}
+
+/* The nodes whose CPUs set holds, as a bit mask. */
+static unsigned long set_nodes(const cpu_set_t *set)
+{
+	unsigned long nodes = 0;
+	cpu_set_t both;
+	int node;
+
+	for (node = 0; node < 64; node++) {
+		CPU_AND(&both, set, &node_cpus[node]);
+		if (CPU_COUNT(&both))
+			nodes |= 1UL << node;
+	}
+	return nodes;
+}
+
+/*
+ * Placed: every worker on the CPUs of one node, and not all on the same
+ * one (bwapd first lets them run anywhere, then places them one by one);
+ * then 0.5 s more.  At most 30 s.
+ */
 static void wait_placed(void)
 {
 	time_t until = time(NULL) + 30;
-	cpu_set_t first, set;
-	int t, spread = 0;
+	unsigned long all, one;
+	cpu_set_t set;
+	int t, placed = 0;
 
-	while (!spread && time(NULL) < until) {
+	read_node_cpus();
+	while (!placed && time(NULL) < until) {
 		usleep(10000);
-		for (t = 0; t < nr && tid_of[t]; t++)
-			;
-		if (t < nr || sched_getaffinity(tid_of[0], sizeof(first), &first))
-			continue;
-		for (t = 1; t < nr && !spread; t++)
-			spread = !sched_getaffinity(tid_of[t], sizeof(set), &set) &&
-				 !CPU_EQUAL(&set, &first);
+		all = 0;
+		for (t = 0; t < nr; t++) {
+			if (!tid_of[t] ||
+			    sched_getaffinity(tid_of[t], sizeof(set), &set))
+				break;
+			one = set_nodes(&set);
+			if (__builtin_popcountl(one) != 1)
+				break;
+			all |= one;
+		}
+		placed = t == nr && __builtin_popcountl(all) >= 2;
 	}
 	usleep(500000);
 	go = 1;

@@ -25,6 +25,7 @@
 #include "log.h"
 
 #define SETTLE_S	0.5	/* the same threads, this long */
+#define BUSY_S		1.0	/* CPU time measured over this */
 #define START_MAX_S	30.0	/* at most this long to get there */
 #define BUSY_SHARE	4	/* busy: CPU time over 1/4 of the busiest's */
 #define MAX_TIDS	256
@@ -82,18 +83,25 @@ static int threads_of(pid_t pid, struct tick *t, int max)
 	return n;
 }
 
-/*
- * Wait until the program keeps the same threads for SETTLE_S; its busy
- * ones (at least a BUSY_SHARE-th of the CPU time of the busiest one
- * meanwhile) into busy[].  How many, or -errno with why.
- */
-static int busy_threads(pid_t pid, pid_t *busy, char *why, size_t len)
+static int pin(pid_t tid, const struct bwapd_topology *topo, uint32_t nodes)
+{
+	cpu_set_t set;
+	int cpu;
+
+	CPU_ZERO(&set);
+	for (cpu = 0; cpu < topo->nr_cpus && cpu < CPU_SETSIZE; cpu++)
+		if (topo->cpu_node[cpu] != BWAPD_NO_NODE &&
+		    (nodes & (1u << topo->cpu_node[cpu])))
+			CPU_SET(cpu, &set);
+	return sched_setaffinity(tid, sizeof(set), &set) ? -errno : 0;
+}
+
+/* Wait until the program keeps the same threads for SETTLE_S. */
+static int settle(pid_t pid, char *why, size_t len)
 {
 	static struct tick a[MAX_TIDS], b[MAX_TIDS];
-	static long delta[MAX_TIDS];
 	double waited = 0;
-	int na, nb = 0, i, k, nbusy;
-	long most;
+	int na, nb = 0, i, k;
 
 	na = threads_of(pid, a, MAX_TIDS);
 	for (; na >= 0 && waited < START_MAX_S; waited += SETTLE_S) {
@@ -101,23 +109,14 @@ static int busy_threads(pid_t pid, pid_t *busy, char *why, size_t len)
 		nb = threads_of(pid, b, MAX_TIDS);
 		if (nb < 0)
 			break;
-		most = 0;
 		for (i = 0; i < nb && nb == na; i++) {
 			for (k = 0; k < na && a[k].tid != b[i].tid; k++)
 				;
 			if (k == na)
-				break;		/* a new thread: not settled */
-			delta[i] = b[i].ticks - a[k].ticks;
-			if (delta[i] > most)
-				most = delta[i];
+				break;		/* a new thread */
 		}
-		if (nb == na && i == nb && most > 0) {
-			nbusy = 0;
-			for (i = 0; i < nb; i++)
-				if (delta[i] * BUSY_SHARE >= most)
-					busy[nbusy++] = b[i].tid;
-			return nbusy;
-		}
+		if (nb == na && i == nb)
+			return 0;
 		memcpy(a, b, sizeof(a[0]) * (size_t)nb);
 		na = nb;
 	}
@@ -125,9 +124,48 @@ static int busy_threads(pid_t pid, pid_t *busy, char *why, size_t len)
 		snprintf(why, len, "the program exited before its threads settled");
 		return -ESRCH;
 	}
-	snprintf(why, len, "no thread of the program was busy for %.0f s",
+	snprintf(why, len, "the program's threads did not settle in %.0f s",
 		 START_MAX_S);
 	return -ETIMEDOUT;
+}
+
+/*
+ * Its busy threads, free to run on every node for BUSY_S so that none is
+ * held back by another on the same CPU: those with at least a
+ * BUSY_SHARE-th of the CPU time of the busiest.  How many, or -errno.
+ */
+static int busy_threads(pid_t pid, const struct bwapd_topology *topo,
+			uint32_t all, pid_t *busy, char *why, size_t len)
+{
+	static struct tick a[MAX_TIDS], b[MAX_TIDS];
+	long delta[MAX_TIDS], most = 0;
+	int na, nb, i, k, n = 0;
+
+	na = threads_of(pid, a, MAX_TIDS);
+	for (i = 0; i < na; i++)
+		pin(a[i].tid, topo, all);
+	na = threads_of(pid, a, MAX_TIDS);
+	sleep_s(BUSY_S);
+	nb = threads_of(pid, b, MAX_TIDS);
+	if (na < 0 || nb < 0) {
+		snprintf(why, len, "the program exited before its threads settled");
+		return -ESRCH;
+	}
+	for (i = 0; i < nb; i++) {
+		delta[i] = 0;
+		for (k = 0; k < na && a[k].tid != b[i].tid; k++)
+			;
+		if (k < na)
+			delta[i] = b[i].ticks - a[k].ticks;
+		if (delta[i] > most)
+			most = delta[i];
+	}
+	for (i = 0; most > 0 && i < nb; i++)
+		if (delta[i] * BUSY_SHARE >= most)
+			busy[n++] = b[i].tid;
+	if (!n)
+		snprintf(why, len, "no thread of the program was busy");
+	return n ? n : -ETIMEDOUT;
 }
 
 /*
@@ -156,19 +194,6 @@ static int plan(int B, const int *nodes, int m, int *sym, int *asym,
 	asym[nodes[0]]++;
 	asym[nodes[s - 1]]--;
 	return 0;
-}
-
-static int pin(pid_t tid, const struct bwapd_topology *topo, uint32_t nodes)
-{
-	cpu_set_t set;
-	int cpu;
-
-	CPU_ZERO(&set);
-	for (cpu = 0; cpu < topo->nr_cpus && cpu < CPU_SETSIZE; cpu++)
-		if (topo->cpu_node[cpu] != BWAPD_NO_NODE &&
-		    (nodes & (1u << topo->cpu_node[cpu])))
-			CPU_SET(cpu, &set);
-	return sched_setaffinity(tid, sizeof(set), &set) ? -errno : 0;
 }
 
 /* Start argv on the CPUs of nodes; the exec's error through a pipe. */
@@ -286,18 +311,24 @@ static int one_run(char **argv, const struct bwapd_topology *topo,
 	pid_t pid = 0, busy[MAX_TIDS];
 	int sym[BWAPD_MAX_NODES], as[BWAPD_MAX_NODES], *use;
 	struct bwm_page *pages = NULL;
+	uint32_t all = 0;
 	int nbusy, i, j, ret;
 	long n = 0;
 
 	/*
 	 * The program starts on the first node, so that what it does before
 	 * its threads are placed (the static data its first thread fills)
-	 * lands on the same node in both runs.
+	 * lands on the same node in both runs; once its threads settle they
+	 * may run anywhere for a second, to tell the busy ones, which are
+	 * then placed, and the others go back to the first node.
 	 */
+	for (i = 0; i < m; i++)
+		all |= 1u << nodes[i];
 	ret = launch(argv, topo, 1u << nodes[0], &pid, why, len);
 	if (ret)
 		return ret;
-	nbusy = busy_threads(pid, busy, why, len);
+	ret = settle(pid, why, len);
+	nbusy = ret ? ret : busy_threads(pid, topo, all, busy, why, len);
 	ret = nbusy < 0 ? nbusy : plan(nbusy, nodes, m, sym, as, topo->nr_nodes,
 				       why, len);
 	use = asym ? as : sym;
@@ -309,6 +340,18 @@ static int one_run(char **argv, const struct bwapd_topology *topo,
 			bwapd_log(BWAPD_LOG_DEBUG, "thread %d to node %d",
 				  (int)busy[i], j);
 			ret = pin(busy[i++], topo, 1u << j);
+		}
+	}
+	/* the others back to the first node */
+	if (!ret) {
+		static struct tick t[MAX_TIDS];
+		int nt = threads_of(pid, t, MAX_TIDS), k;
+
+		for (i = 0; i < nt; i++) {
+			for (k = 0; k < nbusy && busy[k] != t[i].tid; k++)
+				;
+			if (k == nbusy)
+				pin(t[i].tid, topo, 1u << nodes[0]);
 		}
 	}
 	if (ret) {
