@@ -66,7 +66,7 @@ TIMED      = scripts/timed.sh $(STAGES)
 .PHONY: help deps source kernel kernels kernel-deb harness-source selftests numactl \
 	numactl-deb numactl-check numactl-package-check initramfs check checkpatch host-tests \
 	shellcheck manlint series-build demo bench bench-kernel \
-	compare-upstream shell clean model model-check bench-model bench-bwapd bench-inspect bwapd bwapd-check bwapd-static \
+	compare-upstream shell clean model model-check bench-model bench-bwapd bench-inspect check-signature bwapd bwapd-check bwapd-static \
 	bwapd-deb bwapd-package-check
 
 help:
@@ -112,6 +112,8 @@ help:
 	@echo '                memory per tuned process'
 	@echo '  bench-inspect what bwapd inspect'"'"'s sampling costs a process (stock 7.3,'
 	@echo '                clock by executed instructions)'
+	@echo '  check-signature  bwapd inspect -- COMMAND on each synthetic class, alone'
+	@echo '                in numa4 (timing-dependent: not in check)'
 	@echo '  bwapd         build bwapd, canonical weights and the tuner (build/bwapd/bwapd)'
 	@echo '  bwapd-check   bwapd'"'"'s tests under ASan/UBSan on the host, against'
 	@echo '                the model presets and fake sysfs trees (TAP in'
@@ -277,6 +279,15 @@ bench-bwapd: bench-kernel initramfs
 		--topology numa4 --mode test --timeout 4000 --out $(RESULTS)/$@ \
 		--append "wi.only=bwapd_bench bwapd_bench.procs=$(BWAPD_BENCH_PROCS)" >/dev/null
 	@grep -h '^# bench:\|^not ok' $(RESULTS)/$@/tap/bwapd_bench.tap
+
+# bwapd inspect -- COMMAND's signature of each synthetic class, alone in
+# numa4 on the kernel of BASE: its figures rest on races between threads
+# that a busy host distorts, so make check leaves it out.
+check-signature: kernel initramfs
+	@rm -rf $(RESULTS)/$@
+	@scripts/vm-run.sh --kernel $(BZIMAGE) --initrd $(INITRAMFS) --topology numa4 \
+		--mode test --out $(RESULTS)/$@ --append "wi.only=wi_signature_runs" >/dev/null
+	@scripts/prove-results.sh $(RESULTS)/$@/tap/*.tap
 
 # What bwapd inspect's sampling costs a process, on Debian's stock 7.3
 # kernel (no debugging options) with the guest's clock counting executed

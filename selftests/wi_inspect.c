@@ -26,9 +26,7 @@
  * For the same reason each test keeps a page-fault event of its own open,
  * so that bwapd's events never switch perf's static keys either.
  *
- * Then bwapd inspect -- COMMAND fits the signature of a program of each
- * synthetic class of the Oracle Labs paper (signature_of_each_class),
- * where NUMA balancing is off.
+ * wi_signature_runs does the same for bwapd inspect -- COMMAND.
  *
  * Runs wherever bwapd is on PATH and the machine has two CPU nodes or
  * more, on this project's kernels and on Debian's stock ones.
@@ -50,7 +48,7 @@
 #include <unistd.h>
 
 #include "wi_harness.h"
-#include "wi_common.h"
+#include "wi_bwapd.h"
 
 #define MAX_T		8
 #define PRIV_PAGES	256		/* per thread */
@@ -58,8 +56,6 @@
 #define READ_PAGES	256		/* only read */
 #define SECONDS		"4"
 #define INTERVAL	"0.05"
-#define SIGNATURE_PROG	"/usr/lib/wi/wi_signature"
-#define NB_SYSCTL	"/proc/sys/kernel/numa_balancing"
 
 /* Tolerances of the sampled metrics against the truth. */
 #define TOL_EXCL	0.08
@@ -101,76 +97,6 @@ static void *work(void *arg)
 	return NULL;
 }
 
-/*
- * Run bwapd with args; its standard output into out.  Exit status.
- * posix_spawn shares the address space until the exec: a fork would
- * make every page copy-on-write meanwhile, and a worker's write would
- * copy a page to its own node, a move nobody made.
- */
-static int bwapd(char *out, size_t len, const char *const *args)
-{
-	posix_spawn_file_actions_t fa;
-	int fd[2], st, ret;
-	size_t n = 0;
-	ssize_t r;
-	pid_t pid;
-
-	if (pipe(fd))
-		return -1;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
-	posix_spawn_file_actions_addclose(&fa, fd[0]);
-	posix_spawn_file_actions_addclose(&fa, fd[1]);
-	ret = posix_spawnp(&pid, "bwapd", &fa, NULL, (char *const *)args,
-			   environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(fd[1]);
-	if (ret) {
-		close(fd[0]);
-		return 127;
-	}
-	while (n + 1 < len && (r = read(fd[0], out + n, len - 1 - n)) > 0)
-		n += (size_t)r;
-	out[n] = '\0';
-	close(fd[0]);
-	if (waitpid(pid, &st, 0) != pid)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-/* The number after "key": in the JSON text, or NAN. */
-static double jnum(const char *json, const char *key)
-{
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "\"%s\": ", key);
-	p = strstr(json, pat);
-	return p ? strtod(p + strlen(pat), NULL) : NAN;
-}
-
-/* The array after "key": [ into v[]; how many. */
-static int jarray(const char *json, const char *key, double *v, int max)
-{
-	char pat[64], *end;
-	const char *p;
-	int n = 0;
-
-	snprintf(pat, sizeof(pat), "\"%s\": [", key);
-	p = strstr(json, pat);
-	if (!p)
-		return 0;
-	p += strlen(pat);
-	while (n < max) {
-		v[n] = strtod(p, &end);
-		if (end == p)
-			break;
-		n++;
-		p = end + strspn(end, " ,");
-	}
-	return n;
-}
-
 static double imbalance(const double *v, int n)
 {
 	double sum = 0, max = 0;
@@ -199,14 +125,6 @@ static long nb_migrated(void)
 	return v;
 }
 
-static bool have_bwapd(void)
-{
-	const char *const args[] = { "bwapd", "--version", NULL };
-	char out[128];
-
-	return bwapd(out, sizeof(out), args) == 0;
-}
-
 FIXTURE(inspect) {
 	int nodes[MAX_T], nr_nodes, t;
 	cpu_set_t cpus;
@@ -230,24 +148,6 @@ FIXTURE_VARIANT_ADD(inspect, interleave) {
 FIXTURE_VARIANT_ADD(inspect, first_touch_numa_balancing) {
 	.interleave = false, .numa_balancing = 1,
 };
-
-/* kernel.numa_balancing's first bit: 0 also when the kernel has none */
-static int numa_balancing_on(void)
-{
-	return !access(NB_SYSCTL, F_OK) && (wi_read_long(NB_SYSCTL) & 1);
-}
-
-/* A page-fault counter on this thread, left open: see the top. */
-static int hold_perf_keys(void)
-{
-	struct perf_event_attr a = {
-		.size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_PAGE_FAULTS,
-	};
-
-	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-}
-
 
 FIXTURE_SETUP(inspect)
 {
@@ -449,67 +349,6 @@ TEST_F_TIMEOUT(inspect, metrics_match_the_layout, 600)
 	TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "wi_inspect"));
 	EXPECT_NE(NULL, strstr(out, "\nverdict: "));
-}
-
-/*
- * bwapd inspect -- COMMAND: a program of each synthetic class of the
- * Oracle Labs paper (helpers/wi_signature.c), run twice by bwapd with its
- * four workers placed evenly, then one moved, and the signature fitted
- * to the two runs' samples.  The truth is the class; in the mixture, the
- * static pages are raced for by the workers and the local ones are not:
- * each worker is first to write a quarter of the static pages it shares
- * with three others, as many as its own, so static and local are about
- * one half each.
- */
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-TEST(signature_of_each_class)
-{
-	static const struct {
-		const char *cls;
-		double st, lo, pt, tol;
-	} cases[] = {
-		{ "static", 1, 0, 0, 0.1 },
-		{ "local", 0, 1, 0, 0.1 },
-		{ "per-thread", 0, 0, 1, 0.1 },
-		{ "interleaved", 0, 0, 0, 0.1 },
-		{ "static+local", 0.5, 0.5, 0, 0.15 },
-	};
-	static char out[1 << 16];
-	int nodes[MAX_T], fd;
-	unsigned int i;
-
-	if (!have_bwapd() || access(SIGNATURE_PROG, X_OK))
-		SKIP(return, "bwapd or %s is missing", SIGNATURE_PROG);
-	if (wi_cpu_nodes(nodes, MAX_T) < 2)
-		SKIP(return, "needs two CPU nodes");
-	/* NUMA balancing would move the pages between and during the runs */
-	if (numa_balancing_on())
-		SKIP(return, "NUMA balancing is on here");
-	fd = hold_perf_keys();
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const char *const args[] = {
-			"bwapd", "inspect", "--seconds", "2", "--json", "--",
-			SIGNATURE_PROG, cases[i].cls, "4", NULL,
-		};
-		const char *sig;
-		double st, lo, pt;
-
-		ASSERT_EQ(0, bwapd(out, sizeof(out), args));
-		sig = strstr(out, "\"signature\": {");
-		ASSERT_NE(NULL, sig) TH_LOG("%s: %s", cases[i].cls, out);
-		st = jnum(sig, "static");
-		lo = jnum(sig, "local");
-		pt = jnum(sig, "per_thread");
-		TH_LOG("%s: static %.3f local %.3f per-thread %.3f interleaved %.3f, fits %s",
-		       cases[i].cls, st, lo, pt, jnum(sig, "interleaved"),
-		       strstr(sig, "\"fits\": true") ? "yes" : "no");
-		EXPECT_TRUE(fabs(st - cases[i].st) <= cases[i].tol &&
-			    fabs(lo - cases[i].lo) <= cases[i].tol &&
-			    fabs(pt - cases[i].pt) <= cases[i].tol)
-			TH_LOG("%s", out);
-	}
-	if (fd >= 0)
-		close(fd);
 }
 
 TEST_HARNESS_MAIN
