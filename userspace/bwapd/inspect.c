@@ -49,6 +49,42 @@ int inspect_predict(const struct bwm_machine *m, const struct bwm_workload *wl,
 	return *gbps < 0 ? (int)*gbps : 0;
 }
 
+int inspect_prediction(struct inspect_report *r, const struct bwm_machine *m,
+		       const struct bwm_workload *wl,
+		       const struct bwm_placement *pl, double u8_err)
+{
+	struct bwm_prediction pred;
+	int ret;
+
+	ret = bwm_predict(m, wl, pl, &pred);
+	if (!ret)
+		ret = inspect_predict(m, wl, u8_err, r->weights,
+				      &r->predicted_gbps);
+	if (ret)
+		return ret;
+	r->have_prediction = 1;
+	r->current_gbps = pred.throughput_gbps;
+	r->stall_fraction = pred.stall_fraction;
+	r->gain = r->predicted_gbps / r->current_gbps;
+	return 0;
+}
+
+void inspect_fit(struct inspect_report *r, int nr_nodes,
+		 const struct bwm_bank_run *sym,
+		 const struct bwm_bank_run *asym, const char *traffic)
+{
+	int ret = bwm_signature_fit_runs(nr_nodes, sym, asym, &r->sig,
+					 &r->sigq);
+
+	r->have_signature = !ret;
+	if (ret)
+		snprintf(r->signature_why, sizeof(r->signature_why),
+			 "the runs do not have the shapes the fit needs (%s)",
+			 strerror(-ret));
+	else
+		snprintf(r->traffic, sizeof(r->traffic), "%s", traffic);
+}
+
 static size_t add(char *buf, size_t len, size_t off, const char *fmt,
 		  const char *a)
 {
@@ -265,6 +301,16 @@ static json_object *u64s(const uint64_t *v, int n)
 	return a;
 }
 
+static json_object *ints(const int *v, int n)
+{
+	json_object *a = json_object_new_array();
+	int j;
+
+	for (j = 0; j < n; j++)
+		json_object_array_add(a, json_object_new_int(v[j]));
+	return a;
+}
+
 static void bj_null(json_object *o, const char *key)
 {
 	json_object_object_add(o, key, NULL);
@@ -353,14 +399,10 @@ int inspect_print_json(const struct inspect_report *r, int verbose)
 		bj_bool(s, "fits", r->sigq.fits);
 		bj_num(s, "residual", r->sigq.residual, "%.6g");
 		bj_num(s, "asymmetry", r->sigq.asymmetry, "%.6g");
-		a = json_object_new_array();
-		for (j = 0; j < r->nr_nodes; j++)
-			json_object_array_add(a, json_object_new_int(r->sym_threads[j]));
-		json_object_object_add(s, "symmetric_threads", a);
-		a = json_object_new_array();
-		for (j = 0; j < r->nr_nodes; j++)
-			json_object_array_add(a, json_object_new_int(r->asym_threads[j]));
-		json_object_object_add(s, "asymmetric_threads", a);
+		json_object_object_add(s, "symmetric_threads",
+				       ints(r->sym_threads, r->nr_nodes));
+		json_object_object_add(s, "asymmetric_threads",
+				       ints(r->asym_threads, r->nr_nodes));
 		json_object_object_add(o, "signature", s);
 	} else {
 		bj_null(o, "signature");

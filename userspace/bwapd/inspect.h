@@ -85,5 +85,16 @@ int inspect_print_json(const struct inspect_report *r, int verbose);
  */
 int inspect_predict(const struct bwm_machine *m, const struct bwm_workload *wl,
 		    double u8_err, uint8_t *weights, double *gbps);
+/*
+ * r's prediction: workload wl placed as pl now, and the best weights
+ * (inspect_predict) with their gain.  0, or -errno with the why to say.
+ */
+int inspect_prediction(struct inspect_report *r, const struct bwm_machine *m,
+		       const struct bwm_workload *wl,
+		       const struct bwm_placement *pl, double u8_err);
+/* r's signature fitted to two runs; what the runs' traffic is. */
+void inspect_fit(struct inspect_report *r, int nr_nodes,
+		 const struct bwm_bank_run *sym,
+		 const struct bwm_bank_run *asym, const char *traffic);
 
 #endif /* BWAPD_INSPECT_H */

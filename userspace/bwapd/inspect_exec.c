@@ -395,16 +395,7 @@ int inspect_exec(char **argv, const struct bwapd_topology *topo,
 		return ret;
 	memcpy(r->sym_threads, ts, sizeof(ts));
 	memcpy(r->asym_threads, ta, sizeof(ta));
-	ret = bwm_signature_fit_runs(topo->nr_nodes, &sym, &asym, &r->sig,
-				     &r->sigq);
-	if (ret) {
-		snprintf(r->signature_why, sizeof(r->signature_why),
-			 "the runs do not have the shapes the fit needs (%s)",
-			 strerror(-ret));
-	} else {
-		r->have_signature = 1;
-		snprintf(r->traffic, sizeof(r->traffic), "sampled");
-	}
+	inspect_fit(r, topo->nr_nodes, &sym, &asym, "sampled");
 	inspect_verdict(r);
 	return 0;
 }

@@ -167,7 +167,6 @@ int inspect_model(const struct bwm_machine *m, const struct bwm_workload *wl,
 {
 	struct bwm_page *pages = calloc(MODEL_PAGES, sizeof(*pages));
 	struct bwm_bank_run sym, asym;
-	struct bwm_prediction pred;
 	struct bwm_placement pl;
 	struct bwm_rng rng;
 	int ft = wl->first_touch_node >= 0 ? wl->first_touch_node :
@@ -212,32 +211,20 @@ int inspect_model(const struct bwm_machine *m, const struct bwm_workload *wl,
 			ret = model_run(m, wl, ft, policy, r->asym_threads,
 					seconds, noise, &rng, &asym);
 		if (!ret)
-			ret = bwm_signature_fit_runs(m->nr_nodes, &sym, &asym,
-						     &r->sig, &r->sigq);
-		if (ret)
+			inspect_fit(r, m->nr_nodes, &sym, &asym, "combined");
+		else
 			snprintf(r->signature_why, sizeof(r->signature_why),
-				 "the runs do not fit the model's shape (%s)",
+				 "the model cannot run it so (%s)",
 				 strerror(-ret));
-		r->have_signature = !ret;
-		snprintf(r->traffic, sizeof(r->traffic), "combined");
 	}
 
 	/* the current placement and the best one the model predicts */
 	policy_placement(m, wl, ft, policy, &pl);
-	ret = bwm_predict(m, wl, &pl, &pred);
-	if (!ret)
-		ret = inspect_predict(m, wl, u8_err, r->weights,
-				      &r->predicted_gbps);
-	if (ret) {
+	ret = inspect_prediction(r, m, wl, &pl, u8_err);
+	if (ret)
 		snprintf(r->prediction_why, sizeof(r->prediction_why),
 			 "the model cannot place this workload (%s)",
 			 strerror(-ret));
-	} else {
-		r->have_prediction = 1;
-		r->current_gbps = pred.throughput_gbps;
-		r->stall_fraction = pred.stall_fraction;
-		r->gain = r->predicted_gbps / r->current_gbps;
-	}
 	inspect_verdict(r);
 	return 0;
 }

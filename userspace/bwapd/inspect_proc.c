@@ -487,7 +487,6 @@ int inspect_predict_process(struct inspect_report *r,
 {
 	double sh[BWM_MAX_NODES] = { 0 }, shsum = 0, all = 0;
 	double pr[BWM_MAX_NODES][BWM_MAX_NODES] = { { 0 } };
-	struct bwm_prediction pred;
 	struct bwm_placement pl;
 	struct bwm_workload wl;
 	struct bwm_error err;
@@ -558,19 +557,12 @@ int inspect_predict_process(struct inspect_report *r,
 			 bwm_error_format(&err, NULL, msg, sizeof(msg)));
 		return 0;
 	}
-	ret = bwm_predict(o->machine, &wl, &pl, &pred);
-	if (!ret)
-		ret = inspect_predict(o->machine, &wl, o->u8_err, r->weights,
-				      &r->predicted_gbps);
+	ret = inspect_prediction(r, o->machine, &wl, &pl, o->u8_err);
 	if (ret) {
 		snprintf(r->prediction_why, sizeof(r->prediction_why),
 			 "the model cannot place it (%s)", strerror(-ret));
 		return 0;
 	}
-	r->have_prediction = 1;
-	r->current_gbps = pred.throughput_gbps;
-	r->stall_fraction = pred.stall_fraction;
-	r->gain = r->predicted_gbps / r->current_gbps;
 	snprintf(r->assumes, sizeof(r->assumes),
 		 "machine %s, workload class %s, shared share %.2f from the "
 		 "samples", o->machine->name, o->workload->name, wl.shared);

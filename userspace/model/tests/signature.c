@@ -108,6 +108,34 @@ TEST(fit_recovers_the_example)
 	EXPECT_NEAR(0.3, fit.per_thread_frac, 1e-12);
 }
 
+/*
+ * Fit each of sigs back from its bank views on two nodes: sym threads on
+ * each, then asym[]; 0 or the index + 1 of the first that does not fit.
+ */
+static unsigned int fit_each(struct __test_metadata *_metadata,
+			     const struct bwm_signature *sigs, unsigned int n,
+			     int sym, const int *asym)
+{
+	int s2[2] = { sym, sym };
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		double sl[2], sr[2], al[2], ar[2];
+		struct bwm_signature fit;
+
+		bank(&sigs[i], s2, sl, sr);
+		bank(&sigs[i], asym, al, ar);
+		if (bwm_signature_fit(sym, sl, sr, asym, al, ar, &fit))
+			return i + 1;
+		if (sigs[i].static_frac > 0)
+			EXPECT_EQ(sigs[i].static_node, fit.static_node);
+		EXPECT_NEAR(sigs[i].static_frac, fit.static_frac, 1e-9);
+		EXPECT_NEAR(sigs[i].local_frac, fit.local_frac, 1e-9);
+		EXPECT_NEAR(sigs[i].per_thread_frac, fit.per_thread_frac, 1e-9);
+	}
+	return 0;
+}
+
 TEST(fit_other_signatures)
 {
 	static const struct bwm_signature sigs[] = {
@@ -115,22 +143,9 @@ TEST(fit_other_signatures)
 		{ 1, 0.0, 0.0, 1.0 },
 		{ 0, 0.0, 0.7, 0.0 },
 	};
-	int sym[2] = { 4, 4 }, asym[2] = { 1, 5 };
-	unsigned int i;
+	int asym[2] = { 1, 5 };
 
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		double sl[2], sr[2], al[2], ar[2];
-		struct bwm_signature fit;
-
-		bank(&sigs[i], sym, sl, sr);
-		bank(&sigs[i], asym, al, ar);
-		ASSERT_EQ(0, bwm_signature_fit(4, sl, sr, asym, al, ar, &fit));
-		if (sigs[i].static_frac > 0)
-			EXPECT_EQ(sigs[i].static_node, fit.static_node);
-		EXPECT_NEAR(sigs[i].static_frac, fit.static_frac, 1e-9);
-		EXPECT_NEAR(sigs[i].local_frac, fit.local_frac, 1e-9);
-		EXPECT_NEAR(sigs[i].per_thread_frac, fit.per_thread_frac, 1e-9);
-	}
+	EXPECT_EQ(0U, fit_each(_metadata, sigs, 3, 4, asym));
 }
 
 /*
@@ -152,23 +167,9 @@ TEST(fit_pure_classes_and_mixtures)
 		{ 0, 0.0, 0.5, 0.5 },	/* Local + Per-thread */
 		{ 1, 0.25, 0.25, 0.25 },	/* all four */
 	};
-	int sym[2] = { 3, 3 }, asym[2] = { 4, 2 };
-	unsigned int i;
+	int asym[2] = { 4, 2 };
 
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		double sl[2], sr[2], al[2], ar[2];
-		struct bwm_signature fit;
-
-		bank(&sigs[i], sym, sl, sr);
-		bank(&sigs[i], asym, al, ar);
-		ASSERT_EQ(0, bwm_signature_fit(3, sl, sr, asym, al, ar, &fit))
-			TH_LOG("class %u", i);
-		if (sigs[i].static_frac > 0)
-			EXPECT_EQ(sigs[i].static_node, fit.static_node);
-		EXPECT_NEAR(sigs[i].static_frac, fit.static_frac, 1e-9);
-		EXPECT_NEAR(sigs[i].local_frac, fit.local_frac, 1e-9);
-		EXPECT_NEAR(sigs[i].per_thread_frac, fit.per_thread_frac, 1e-9);
-	}
+	EXPECT_EQ(0U, fit_each(_metadata, sigs, 9, 3, asym));
 }
 
 /* A run of sig on nr nodes, threads at speeds rate[], normalised. */
