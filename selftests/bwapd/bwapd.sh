@@ -173,22 +173,40 @@ pages_follow() {
 task_weights() {
 	numactl -w 0 --weights=1 true 2>/dev/null
 }
+# DAMON's migrate actions take weighted destinations from Linux 6.17 on
+# (Documentation/admin-guide/mm/damon/usage.rst, "schemes/<N>/dests/").
+DK=/sys/kernel/mm/damon/admin/kdamonds
+damon_dests() {
+	r=$(uname -r)
+	maj=${r%%.*}
+	min=${r#*.}
+	min=${min%%[!0-9]*}
+	[ -d $DK ] && { [ "$maj" -gt 6 ] || { [ "$maj" -eq 6 ] && [ "$min" -ge 17 ]; }; }
+}
+# the kdamonds in DAMON's sysfs interface (none where it has none)
+kdamonds() { cat $DK/nr_kdamonds 2>/dev/null || echo 0; }
+globals() { echo "$(cat $W/node0) $(cat $W/node1) $(cat $W/node2) $(cat $W/node3)"; }
 if [ ! -x $HOLD ] || [ ! -f $M/machines/bwap-b.json ]; then
 	skip "wi_hold or the model presets not in the image"
-elif ! task_weights; then
+elif ! task_weights && ! damon_dests; then
 	# Named like the cases it stands for, so that a comparison with an
 	# upstream kernel pairs them (scripts/compare-upstream.sh).
-	echo "ok $((n += 1)) - tuner: per-process weights # SKIP kernel without set_mempolicy_weights(2): nothing to tune"
+	echo "ok $((n += 1)) - tuner: per-process weights # SKIP kernel without set_mempolicy_weights(2) or DAMON's weighted migration: nothing to tune"
 	# tune --pid says why it cannot tune one process, and what it can do
 	hold 16
+	k0=$(kdamonds)
 	out=$(bwapd --file $F --model "$MODEL" tune --pid $hp --workload "$WL" 2>&1)
 	rc=$?
 	echo "$out" | sed 's/^/# /'
 	check "tuner: tune --pid tunes the process, or says why not and offers --global" "1 1" \
-		"$rc $(echo "$out" | grep -c 'no set_mempolicy_weights(2), so it cannot give one process weights of its own.*--global tunes the global weights instead')"
+		"$rc $(echo "$out" | grep -c 'neither set_mempolicy_weights(2) nor DAMON.s weighted migration (Linux 6.17 or later), so it cannot give one process weights of its own.*--global tunes the global weights instead')"
+	check "tuner: the refusal leaves DAMON as it was" "$k0" "$(kdamonds)"
 	kill $hp
 	wait $hp 2>/dev/null
 else
+	# how the process gets weights of its own: the kernel's, or DAMON's
+	if task_weights; then placement=weights; else placement=damon; fi
+	echo "# per-process weights: $placement"
 	ok "tuner: per-process weights"
 	# what the tuner finds on the model alone, from the same canonical weights
 	canon=$(bwapd --file $F show --json 0 | sed -n 's/.*"weights": \[ \([0-9, ]*\) \].*/\1/p' | sed 's/, /:/g')
@@ -198,12 +216,29 @@ else
 	echo "$model" | sed 's/^/# model: /'
 	mdwp=$(echo "$model" | last_dwp)
 
+	# another process under weighted interleave, which must stay as it is
+	: >/tmp/other.out
+	numactl --cpunodebind=1 --weighted-interleave=0-3 $HOLD 16 >/tmp/other.out 2>&1 &
+	op=$!
 	hold 64
+	other=$(grep 'anon=' /proc/$op/numa_maps | grep weighted)
+	g0=$(globals)
+	k0=$(kdamonds)
 	out=$(bwapd --file $F --model "$MODEL" tune --pid $hp --workload "$WL" --json 2>&1)
 	rc=$?
 	echo "$out" | sed 's/^/# /'
 	check "tuner: tune --pid exit status" 0 $rc
 	check "tuner: tune --pid tunes the process, or says why not and offers --global" 0 $rc
+	check "tuner: says how the process gets its weights" 1 \
+		"$(echo "$out" | grep '"event": "start"' | grep -c "\"placement\": \"$placement\"")"
+	check "tuner: the pages moved are counted" 1 \
+		"$(echo "$out" | grep '"event": "tuned"' | grep -c '"moved": [1-9]')"
+	check "tuner: another process under weighted interleave is not moved" "$other" \
+		"$(grep 'anon=' /proc/$op/numa_maps | grep weighted)"
+	check "tuner: the global weights are untouched" "$g0" "$(globals)"
+	check "tuner: no DAMON state remains" "$k0" "$(kdamonds)"
+	kill $op
+	wait $op 2>/dev/null
 	rdwp=$(echo "$out" | last_dwp)
 	if awk -v a="$rdwp" -v b="$mdwp" 'BEGIN { d = a - b; exit !(a != "" && d <= 0.05 && d >= -0.05) }'; then
 		ok "tuner: the process ends at the model's DWP ($rdwp vs $mdwp)"
@@ -249,6 +284,31 @@ else
 	check "tuner: target killed: exit status" 0 $rc
 	check "tuner: target killed: noticed" 1 "$(echo "$out" | grep -c "process $hp exited while it was tuned")"
 	wait
+	check "tuner: target killed: no DAMON state remains" "$k0" "$(kdamonds)"
+
+	# bwapd stopped with SIGTERM while it follows the process: what it
+	# set up to place the pages goes with it, the pages stay
+	hold 32
+	: >/tmp/follow.out
+	bwapd --file $F --model "$MODEL" tune --pid $hp --workload "$WL" --watch 0 \
+		>/tmp/follow.out 2>&1 &
+	bp=$!
+	i=0
+	while ! grep -q 'DWP [0-9.]* after [0-9]* steps' /tmp/follow.out && [ $i -lt 3000 ] &&
+		kill -0 $bp 2>/dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if [ $placement = damon ]; then following=$((k0 + 1)); else following=$k0; fi
+	check "tuner: SIGTERM: DAMON in use while it follows" "$following" "$(kdamonds)"
+	kill -TERM $bp
+	wait $bp
+	rc=$?
+	sed 's/^/# /' /tmp/follow.out
+	check "tuner: SIGTERM: exit status" 143 $rc
+	check "tuner: SIGTERM: no DAMON state remains" "$k0" "$(kdamonds)"
+	kill $hp
+	wait $hp 2>/dev/null
 
 	# exec: a program started under weighted interleave, tuned once it
 	# says it is steady (bwapd_stable()), followed until it exits: it is
@@ -274,6 +334,7 @@ else
 	check "tuner: exec: waited for bwapd_stable()" 1 "$(echo "$out" | grep -c 'wi_hold is stable$')"
 	check "tuner: exec: tuned on node 0" 1 "$(echo "$out" | grep -c 'on workers 0 (model)')"
 	check "tuner: exec: tuned" 1 "$(echo "$out" | grep -c 'DWP [0-9.]* after [0-9]* steps')"
+	check "tuner: exec: no DAMON state remains" "$k0" "$(kdamonds)"
 
 	# the daemon: a rule names wi_hold; its tuner shows in bwapd status
 	echo "wi_hold --workload $WL --max-steps 4" >/tmp/bwapd-rules
@@ -289,12 +350,15 @@ else
 	done
 	bwapd --run-dir $RD status | sed 's/^/# /'
 	check "tuner: daemon: the process is tuned and watched" 1 "$(bwapd --run-dir $RD status | grep -c "^$hp .*wi_hold .* watching ")"
+	check "tuner: daemon: status says how it is placed" 1 \
+		"$(bwapd --run-dir $RD status | grep -c "^$hp .* watching .* $placement *$")"
 	kill $dp
 	wait $dp
 	check "tuner: daemon: stops on SIGTERM" 0 $?
 	sed 's/^/# daemon: /' /tmp/bwapd-daemon.out
 	check "tuner: daemon: matched the rule" 1 "$(grep -c "process $hp (wi_hold) matches rule 1" /tmp/bwapd-daemon.out)"
 	check "tuner: daemon: its tuners are gone from the status" 0 "$(bwapd --run-dir $RD status | grep -c "^$hp ")"
+	check "tuner: daemon: no DAMON state remains" "$k0" "$(kdamonds)"
 	kill $hp
 	wait $hp 2>/dev/null
 
@@ -308,7 +372,9 @@ else
 	# says the filter blocks them, not the kernel, and the command does
 	# not run; with the two numbers allowed it runs
 	SC=/usr/lib/wi/wi_seccomp
-	if [ -x $SC ]; then
+	if [ $placement = damon ]; then
+		skip "tuner: exec under a seccomp allow-list: the kernel has no weights calls"
+	elif [ -x $SC ]; then
 		out=$($SC ENOSYS bwapd --file $F --model "$MODEL" --run-dir "" exec \
 			--workload "$WL" -- /bin/echo started 2>&1)
 		rc=$?
