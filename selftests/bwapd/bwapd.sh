@@ -208,6 +208,25 @@ else
 	if task_weights; then placement=weights; else placement=damon; fi
 	echo "# per-process weights: $placement"
 	ok "tuner: per-process weights"
+	# Debian's kernels run DAMON_STAT, whose kdamond keeps every other one
+	# from starting: bwapd says so and leaves it; the admin turns it off
+	DS=/sys/module/damon_stat/parameters/enabled
+	ds=$(cat $DS 2>/dev/null)
+	if [ $placement = damon ] && [ "$ds" = Y ]; then
+		hold 16
+		out=$(bwapd --file $F --model "$MODEL" tune --pid $hp --workload "$WL" 2>&1)
+		rc=$?
+		echo "$out" | sed 's/^/# /'
+		check "tuner: DAMON taken by one of its modules: refused, saying how to free it" "1 1" \
+			"$rc $(echo "$out" | grep -c 'DAMON runs for damon_stat, which keeps every other kdamond from starting.*damon_stat.enabled=N')"
+		check "tuner: DAMON taken by one of its modules: left running" Y "$(cat $DS)"
+		kill $hp
+		wait $hp 2>/dev/null
+		echo N >$DS
+	else
+		skip "tuner: DAMON taken by one of its modules: no DAMON_STAT running"
+		skip "tuner: DAMON taken by one of its modules: left running"
+	fi
 	# what the tuner finds on the model alone, from the same canonical weights
 	canon=$(bwapd --file $F show --json 0 | sed -n 's/.*"weights": \[ \([0-9, ]*\) \].*/\1/p' | sed 's/, /:/g')
 	echo "# canonical weights of workers 0: $canon"
@@ -394,6 +413,8 @@ else
 	else
 		skip "tuner: exec under a seccomp allow-list: no $SC"
 	fi
+	# DAMON_STAT as the kernel started it
+	if [ "$ds" = Y ]; then echo Y >$DS; fi
 fi
 
 # --- tuning through the global weights (--global), on every kernel ------------

@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "damon.h"
+#include "status.h"
 #include "log.h"
 #include "rules.h"
 
@@ -171,6 +173,10 @@ int cmd_daemon(const struct opts *o)
 			return EXIT_USAGE;
 		}
 	}
+	/* what tuners killed outright (SIGKILL) left in DAMON */
+	if (bwapd_damon_prune(*o->run_dir ? o->run_dir : BWAPD_RUN_DIR, why,
+			      sizeof(why)))
+		bwapd_log(BWAPD_LOG_WARNING, "DAMON: %s", why);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_daemon_signal;
 	sigaction(SIGTERM, &sa, NULL);

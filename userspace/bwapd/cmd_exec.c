@@ -18,6 +18,7 @@
 #include "json_out.h"
 #include "log.h"
 #include "seccomp.h"
+#include "status.h"
 
 #define MPOL_WEIGHTED_INTERLEAVE_MODE	6	/* uapi/linux/mempolicy.h */
 #ifndef SYS_set_mempolicy_weights
@@ -27,14 +28,17 @@
 #define PIDFD_SELF_THREAD_GROUP		-10001
 #endif
 
-/* Weighted interleave over every memory node, the canonical DWP 0 weights. */
-/* The program's policy, and its own weights unless --global. */
+/*
+ * Weighted interleave over every memory node; its own weights, the
+ * canonical DWP 0 ones, unless they are the global weights (--global) or
+ * DAMON places its pages (own == 0).
+ */
 static int exec_policy(const uint8_t *w, int nr, unsigned long *mask,
-		       int global)
+		       int own)
 {
 	if (syscall(SYS_set_mempolicy, MPOL_WEIGHTED_INTERLEAVE_MODE, mask,
 		    8 * sizeof(*mask) + 1) ||
-	    (!global && syscall(SYS_set_mempolicy_weights,
+	    (own && syscall(SYS_set_mempolicy_weights,
 				PIDFD_SELF_THREAD_GROUP, w, (unsigned long)nr, 0U)))
 		return -errno;
 	return 0;
@@ -49,7 +53,7 @@ static int exec_and_tune(const struct opts *o, char **argv)
 	uint8_t w[BWAPD_MAX_NODES];
 	unsigned long mask = 0;
 	uint32_t workers;
-	int status, rc, p[2], notify[2] = { -1, -1 }, err = 0;
+	int status, rc, p[2], notify[2] = { -1, -1 }, err = 0, own = !o->global;
 	ssize_t n;
 	pid_t pid;
 
@@ -72,6 +76,19 @@ static int exec_and_tune(const struct opts *o, char **argv)
 		if (ret)
 			return cmd_error("exec", ret, why);
 	}
+	/* a kernel without its own weights: DAMON, or the program does not run */
+	if (own) {
+		const char *dir = *o->run_dir ? o->run_dir : BWAPD_RUN_DIR;
+		char why[1024];
+		int ret = bwapd_placement_here(dir, why, sizeof(why));
+
+		if (ret < 0) {
+			bwapd_log(BWAPD_LOG_ERR, "cannot give %s weights of its own: %s",
+				  argv[0], why);
+			return 127;
+		}
+		own = ret == BWAPD_PLACE_WEIGHTS;
+	}
 	mask = topo.mem_nodes;
 	/* closed by a successful exec; the child's errno otherwise */
 	if (pipe2(p, O_CLOEXEC) || (o->wait_stable && pipe2(notify, O_CLOEXEC)))
@@ -81,7 +98,7 @@ static int exec_and_tune(const struct opts *o, char **argv)
 	if (pid < 0)
 		return cmd_error("fork", -errno, NULL);
 	if (!pid) {
-		int err = -exec_policy(w, topo.nr_nodes, &mask, o->global);
+		int err = -exec_policy(w, topo.nr_nodes, &mask, own);
 
 		close(p[0]);
 		if (!err && o->wait_stable) {

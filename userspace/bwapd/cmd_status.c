@@ -16,6 +16,7 @@ static json_object *status_json(const struct bwapd_status *s)
 	bj_int(e, "tuner", s->tuner);
 	bj_str(e, "command", s->command);
 	bj_str(e, "target", s->target);
+	bj_str(e, "placement", s->placement);
 	bj_str(e, "workers", s->workers);
 	bj_str(e, "state", s->state);
 	bj_bool(e, "stale", s->stale);
@@ -50,9 +51,9 @@ int cmd_status(const struct opts *o)
 		return bj_print(doc) ? 1 : 0;
 	}
 	if (n)
-		printf("%-7s %-7s %-15s %-8s %-9s %6s %-12s %5s %10s  %s\n", "pid",
-		       "tuner", "command", "workers", "state", "DWP", "stalls",
-		       "steps", "pages", "weights");
+		printf("%-7s %-7s %-15s %-8s %-9s %6s %-12s %5s %10s  %-15s %s\n",
+		       "pid", "tuner", "command", "workers", "state", "DWP",
+		       "stalls", "steps", "pages", "weights", "placement");
 	else
 		printf("no process is being tuned (%s)\n", o->run_dir);
 	for (i = 0; i < n; i++) {
@@ -70,10 +71,11 @@ int cmd_status(const struct opts *o)
 			if ((unsigned char)cmd[j] < 0x20 || cmd[j] == 0x7f)
 				cmd[j] = '?';
 		snprintf(pid, sizeof(pid), "%d", (int)s->pid);
-		printf("%-7s %-7d %-15s %-8s %-9s %6.3f %-12.4g %5d %10llu  %s\n",
+		printf("%-7s %-7d %-15s %-8s %-9s %6.3f %-12.4g %5d %10llu  %-15s %s\n",
 		       s->pid ? pid : "model", (int)s->tuner, cmd,
 		       s->workers, s->stale ? "stale" : s->state, s->dwp,
-		       s->stalls, s->steps, (unsigned long long)s->moved, w);
+		       s->stalls, s->steps, (unsigned long long)s->moved, w,
+		       s->placement[0] ? s->placement : "-");
 	}
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "damon.h"
 #include "json_out.h"
 #include "log.h"
 #include "status.h"
@@ -69,7 +70,9 @@ static int write_plot(const char *path, const struct tune_log *l,
 /*
  * Stopped by a signal: the target holds valid weights at every moment
  * (pages half way through a move stay where they are), so only the
- * status file has to go.  unlink() and _exit() are async-signal-safe.
+ * status file has to go, and the target out of DAMON where DAMON places
+ * its pages (which bwapd_damon_on_signal() waits for).  unlink() and
+ * _exit() are async-signal-safe.
  */
 static char status_file[4200];
 
@@ -77,6 +80,7 @@ static void on_signal(int sig)
 {
 	if (status_file[0])
 		unlink(status_file);
+	bwapd_damon_on_signal();
 	_exit(128 + sig);
 }
 
@@ -287,6 +291,31 @@ static int corun_targets(const struct opts *o, const struct bwm_machine *m,
 	return 0;
 }
 
+/*
+ * How the process's pages get its weights: its own weights where the
+ * kernel has them, else DAMON's weighted migration; or why neither.
+ */
+static int place_process(const struct opts *o, struct bwapd_target *proc)
+{
+	const char *dir = *o->run_dir ? o->run_dir : BWAPD_RUN_DIR;
+	char why[1024];
+	int ret = bwapd_placement_here(dir, why, sizeof(why));
+
+	if (ret < 0) {
+		bwapd_log(BWAPD_LOG_ERR, "process %d: %s; nothing changed",
+			  (int)proc->pid, why);
+		return ret;
+	}
+	if (ret == BWAPD_PLACE_DAMON) {
+		bwapd_target_process_damon(proc, dir, o->tune.migrate.pages_per_s);
+		bwapd_log(BWAPD_LOG_INFO, "process %d: DAMON moves its pages to its "
+			  "weights (the kernel has no set_mempolicy_weights(2)); the "
+			  "pages it allocates follow the global weights until DAMON "
+			  "moves them too", (int)proc->pid);
+	}
+	return 0;
+}
+
 static void process_comm(pid_t pid, char *buf, size_t len)
 {
 	char path[64];
@@ -445,6 +474,8 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 				"--weighted-interleave\")", (int)pid);
 			goto out;
 		}
+		if (!o->global && place_process(o, &proc))
+			goto out;
 	}
 	bwapd_nodelist_format(workers, list, sizeof(list));
 	to.log = log_step;
@@ -454,6 +485,8 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 	l.st.tuner = getpid();
 	l.st.nr_nodes = t->nr_nodes;
 	snprintf(l.st.target, sizeof(l.st.target), "%s", t->ops->name);
+	snprintf(l.st.placement, sizeof(l.st.placement), "%s",
+		 pid ? proc.placement : "model");
 	snprintf(l.st.workers, sizeof(l.st.workers), "%s", list);
 	{
 		struct bwapd_counters c;
@@ -476,6 +509,7 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 		bj_str(e, "command", l.st.command);
 		bj_str(e, "workers", list);
 		bj_str(e, "source", t->ops->name);
+		bj_str(e, "placement", l.st.placement);
 		bj_str(e, "metric", l.st.metric);
 		bj_print(e);
 	} else {
@@ -489,10 +523,10 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 		else
 			snprintf(status_file, sizeof(status_file), "%s/model-%d.json",
 				 l.run_dir, (int)getpid());
-		signal(SIGTERM, on_signal);
-		signal(SIGINT, on_signal);
-		signal(SIGHUP, on_signal);
 	}
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	signal(SIGHUP, on_signal);
 	for (;;) {
 		l.st.tunings++;
 		status_update(&l, "tuning");

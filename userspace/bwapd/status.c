@@ -54,6 +54,8 @@ int bwapd_status_write(const char *dir, const struct bwapd_status *s)
 	json_object_object_add(o, "tuner", json_object_new_int(s->tuner));
 	json_object_object_add(o, "command", json_object_new_string(s->command));
 	json_object_object_add(o, "target", json_object_new_string(s->target));
+	json_object_object_add(o, "placement",
+			       json_object_new_string(s->placement));
 	json_object_object_add(o, "workers", json_object_new_string(s->workers));
 	json_object_object_add(o, "state", json_object_new_string(s->state));
 	json_object_object_add(o, "dwp", json_object_new_double(s->dwp));
@@ -127,6 +129,7 @@ static int parse_entry(const char *path, struct bwapd_status *s)
 	s->tuner = (pid_t)get_num(o, "tuner");
 	get_str(o, "command", s->command, sizeof(s->command));
 	get_str(o, "target", s->target, sizeof(s->target));
+	get_str(o, "placement", s->placement, sizeof(s->placement));
 	get_str(o, "workers", s->workers, sizeof(s->workers));
 	get_str(o, "state", s->state, sizeof(s->state));
 	get_str(o, "metric", s->metric, sizeof(s->metric));

@@ -17,6 +17,7 @@ struct bwapd_status {
 	pid_t tuner;			/* the bwapd that tunes it */
 	char command[64];		/* the target's comm */
 	char target[16];		/* "process", "model" */
+	char placement[16];		/* "weights", "damon", "global", "model" */
 	char workers[64];
 	char state[16];			/* "tuning", "watching", "done", ... */
 	char metric[24];

@@ -57,6 +57,12 @@ struct bwapd_target {
 	const struct bwapd_target_ops *ops;
 	pid_t pid;			/* 0: a modelled workload */
 	uint32_t workers;		/* nodes its CPUs are on */
+	/*
+	 * How a process's pages get its weights: "weights" (its own,
+	 * set_mempolicy_weights(2)), "damon" (DAMON's weighted migration),
+	 * "global" (the global weights); NULL for a modelled workload.
+	 */
+	const char *placement;
 	int nr_nodes;
 	char why[256];			/* the reason of the last error */
 	void *priv;
@@ -77,6 +83,20 @@ int bwapd_target_process(struct bwapd_target *t, pid_t pid, int nr_nodes,
  * weighted interleave without weights of its own follows them.
  */
 void bwapd_target_process_global(struct bwapd_target *t);
+/*
+ * Tune process target t through DAMON's weighted migration (damon.h),
+ * its record in dir, moving at most pages_per_s pages a second (0: no
+ * limit): for kernels without set_mempolicy_weights(2).
+ */
+void bwapd_target_process_damon(struct bwapd_target *t, const char *dir,
+				double pages_per_s);
+enum { BWAPD_PLACE_WEIGHTS, BWAPD_PLACE_DAMON };
+/*
+ * How this kernel gives one process weights of its own: its own weights
+ * (or a seccomp filter in their way, which they then report), or DAMON
+ * (its record in dir); -errno with why, offering --global, if neither.
+ */
+int bwapd_placement_here(const char *dir, char *why, size_t len);
 /*
  * A workload of the NUMA bandwidth model on a machine preset: counters
  * from the model, placement from the weights.  With 'real' (a process

@@ -15,6 +15,12 @@
  * of their share receive them in a weighted round robin.  move_pages(2)
  * in batches, with a rate limit.
  *
+ * Where the kernel has no per-process weights, DAMON's weighted
+ * migration (damon.h) places the same mappings' pages instead: the
+ * weights become the process's scheme, and a migration waits until
+ * DAMON has moved them, or has stopped moving them.  The process's new
+ * pages follow the global weights until DAMON moves them too.
+ *
  * Counters: stall.c.
  */
 #include <errno.h>
@@ -29,6 +35,8 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "damon.h"
+#include "log.h"
 #include "seccomp.h"
 #include "stall.h"
 #include "target.h"
@@ -36,6 +44,10 @@
 #ifndef SYS_set_mempolicy_weights
 #define SYS_set_mempolicy_weights	1000
 #endif
+#ifndef SYS_get_mempolicy_weights
+#define SYS_get_mempolicy_weights	1001
+#endif
+#define PIDFD_SELF_PROCESS		-10001
 #ifndef MPOL_MF_MOVE
 #define MPOL_MF_MOVE			(1 << 1)
 #endif
@@ -48,6 +60,10 @@ struct task {
 	char no_stall[256];		/* why there are no counters */
 	double t0;
 	int global;			/* weights: the global ones */
+	struct bwapd_damon *damon;	/* weights: DAMON's scheme */
+	int use_damon;
+	char damon_dir[4096];		/* DAMON's record */
+	struct bwapd_damon_place place;	/* the scheme last set */
 };
 
 static struct task *task_of(struct bwapd_target *t)
@@ -127,6 +143,10 @@ static int task_counters(struct bwapd_target *t, struct bwapd_counters *c)
 	return ret;
 }
 
+static int damon_set_weights(struct bwapd_target *t, const uint8_t *w, int nr);
+static int damon_migrate(struct bwapd_target *t, const uint8_t *w, int nr,
+			 struct bwapd_migration *m);
+
 static int task_set_weights(struct bwapd_target *t, const uint8_t *w, int nr)
 {
 	struct task *k = task_of(t);
@@ -134,6 +154,8 @@ static int task_set_weights(struct bwapd_target *t, const uint8_t *w, int nr)
 
 	if (k->global)
 		return bwapd_weights_write("", w, nr, t->why, sizeof(t->why));
+	if (k->use_damon)
+		return damon_set_weights(t, w, nr);
 	if (syscall(SYS_set_mempolicy_weights, k->pidfd, w,
 		    (unsigned long)nr, 0U) == 0)
 		return 0;
@@ -169,6 +191,47 @@ static int task_set_weights(struct bwapd_target *t, const uint8_t *w, int nr)
 void bwapd_target_process_global(struct bwapd_target *t)
 {
 	task_of(t)->global = 1;
+	t->placement = "global";
+}
+
+void bwapd_target_process_damon(struct bwapd_target *t, const char *dir,
+				double pages_per_s)
+{
+	struct task *k = task_of(t);
+
+	k->use_damon = 1;
+	k->place.bytes_per_s = pages_per_s > 0 ?
+			       (uint64_t)(pages_per_s * (double)k->page_size) : 0;
+	snprintf(k->damon_dir, sizeof(k->damon_dir), "%s", dir);
+	t->placement = "damon";
+}
+
+int bwapd_placement_here(const char *dir, char *why, size_t len)
+{
+	char dwhy[512];
+	int ret;
+
+	/* reading one's own weights: any kernel that has the calls allows it */
+	if (syscall(SYS_get_mempolicy_weights, PIDFD_SELF_PROCESS, NULL, 0UL,
+		    0U) >= 1 || errno != ENOSYS ||
+	    bwapd_seccomp_why(ENOSYS, dwhy, sizeof(dwhy)))
+		return BWAPD_PLACE_WEIGHTS;	/* which says what blocks them */
+	ret = bwapd_damon_probe(dir, dwhy, sizeof(dwhy));
+	if (!ret)
+		return BWAPD_PLACE_DAMON;
+	if (ret == -EOPNOTSUPP)
+		snprintf(why, len, "the kernel has neither set_mempolicy_weights(2) "
+			 "nor DAMON's weighted migration (Linux 6.17 or later), so "
+			 "it cannot give one process weights of its own (%s); on a "
+			 "machine dedicated to this application, --global tunes "
+			 "the global weights instead", dwhy);
+	else
+		snprintf(why, len, "the kernel has no set_mempolicy_weights(2), and "
+			 "DAMON's weighted migration, which would give one process "
+			 "weights of its own, cannot be used: %s; on a machine "
+			 "dedicated to this application, --global tunes the global "
+			 "weights instead", dwhy);
+	return ret;
 }
 
 /* ---- numa_maps ---- */
@@ -461,6 +524,8 @@ static int task_migrate(struct bwapd_target *t, const uint8_t *w, int nr,
 	struct vmas vs;
 	int i, j, ret;
 
+	if (task_of(t)->damon)
+		return damon_migrate(t, w, nr, m);
 	memset(m, 0, sizeof(*m));
 	mv.start = now_s();
 	ret = read_vmas(t, &vs, 1);
@@ -499,10 +564,242 @@ static int task_migrate(struct bwapd_target *t, const uint8_t *w, int nr,
 	return ret;
 }
 
+/* ---- DAMON ---- */
+
+/*
+ * The scheme for weights w: the mappings the tuner steers, adjacent ones
+ * as one range; past BWAPD_DAMON_MAX_RANGES, those with the most pages.
+ */
+static int damon_place(struct bwapd_target *t, const uint8_t *w, int nr,
+		       struct bwapd_damon_place *p, uint64_t *pages)
+{
+	struct task *k = task_of(t);
+	struct bwapd_damon_range r[BWAPD_DAMON_MAX_RANGES];
+	uint64_t rp[BWAPD_DAMON_MAX_RANGES], vp;
+	struct vmas vs;
+	int i, j, n = 0, ret;
+
+	ret = read_vmas(t, &vs, 1);
+	if (ret)
+		return ret;
+	memset(p, 0, sizeof(*p));
+	p->nr_nodes = nr < t->nr_nodes ? nr : t->nr_nodes;
+	memcpy(p->weights, w, (size_t)p->nr_nodes);
+	p->bytes_per_s = k->place.bytes_per_s;
+	for (i = 0; i < vs.nr; i++) {
+		const struct vma *v = &vs.v[i];
+
+		if (v->end <= v->start)
+			continue;
+		for (j = 0, vp = 0; j < t->nr_nodes; j++)
+			vp += v->pages[j];
+		if (n && r[n - 1].end == v->start) {
+			r[n - 1].end = v->end;
+			rp[n - 1] += vp;
+			continue;
+		}
+		if (n == BWAPD_DAMON_MAX_RANGES) {
+			int least = 0;
+
+			for (j = 1; j < n; j++)
+				if (rp[j] < rp[least])
+					least = j;
+			if (rp[least] >= vp)
+				continue;
+			memmove(&r[least], &r[least + 1], sizeof(*r) * (size_t)(n - least - 1));
+			memmove(&rp[least], &rp[least + 1], sizeof(*rp) * (size_t)(n - least - 1));
+			n--;
+		}
+		r[n].start = v->start;
+		r[n].end = v->end;
+		rp[n++] = vp;
+	}
+	p->nr_ranges = n;
+	memcpy(p->range, r, sizeof(*r) * (size_t)n);
+	if (pages)
+		memcpy(pages, vs.pages, sizeof(*pages) * (size_t)t->nr_nodes);
+	free(vs.v);
+	return 0;
+}
+
+static int damon_commit(struct bwapd_target *t, const struct bwapd_damon_place *p)
+{
+	struct task *k = task_of(t);
+	int ret = 0;
+
+	if (!k->damon)
+		ret = bwapd_damon_open(&k->damon, k->damon_dir, t->pid, t->why,
+				       sizeof(t->why));
+	if (!ret)
+		ret = bwapd_damon_set(k->damon, p, t->why, sizeof(t->why));
+	if (ret && task_alive(t))
+		ret = -ESRCH;
+	if (!ret)
+		k->place = *p;
+	return ret;
+}
+
+static int damon_set_weights(struct bwapd_target *t, const uint8_t *w, int nr)
+{
+	struct bwapd_damon_place p;
+	int ret = damon_place(t, w, nr, &p, NULL);
+
+	return ret ? ret : damon_commit(t, &p);
+}
+
+/*
+ * Pages off their share of the weights: what the nodes above their share
+ * hold too many.  DAMON places a mapping's pages in runs of the weights'
+ * sum along its offsets, so each mapping may be that much off.
+ */
+static uint64_t off_share(const uint64_t *pages, const uint8_t *w, int n,
+			  uint64_t *total)
+{
+	double wsum = 0, off = 0;
+	int j;
+
+	*total = 0;
+	for (j = 0; j < n; j++) {
+		wsum += w[j];
+		*total += pages[j];
+	}
+	for (j = 0; j < n && wsum > 0; j++) {
+		double share = (double)*total * w[j] / wsum;
+
+		if ((double)pages[j] > share)
+			off += (double)pages[j] - share;
+	}
+	return (uint64_t)(off + 0.5);
+}
+
+/* Why DAMON stopped short: the quota, a full node, or unmovable pages. */
+static void damon_short(struct bwapd_target *t, const uint64_t *pages,
+			const uint8_t *w, uint64_t total, uint64_t off,
+			int quota)
+{
+	struct task *k = task_of(t);
+	char full[128] = "";
+	size_t o = 0;
+	double wsum = 0;
+	int j;
+
+	for (j = 0; j < t->nr_nodes; j++)
+		wsum += w[j];
+	for (j = 0; j < t->nr_nodes && wsum > 0; j++) {
+		double need = (double)total * w[j] / wsum - (double)pages[j];
+		char path[96], buf[4096], *p;
+		unsigned long long kb;
+
+		if (need <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", j);
+		if (bwapd_read_text("", path, buf, sizeof(buf)))
+			continue;
+		p = strstr(buf, "MemFree:");
+		if (p && sscanf(p, "MemFree: %llu", &kb) == 1 &&
+		    (double)kb * 1024 < need * (double)k->page_size * 2 &&
+		    o < sizeof(full))
+			o += (size_t)snprintf(full + o, sizeof(full) - o, "%s%d",
+					      o ? "," : "", j);
+	}
+	bwapd_log(BWAPD_LOG_WARNING, "process %d: DAMON stopped with %llu of %llu "
+		  "pages off their nodes' shares: %s", (int)t->pid,
+		  (unsigned long long)off, (unsigned long long)total,
+		  quota ? "its quota (--rate) held it back" :
+		  full[0] ? "too little free memory on node(s)" :
+		  "the kernel would not move them (pinned, shared or busy pages)");
+	if (!quota && full[0])
+		bwapd_log(BWAPD_LOG_WARNING, "process %d: full: node(s) %s",
+			  (int)t->pid, full);
+}
+
+/*
+ * Wait until DAMON has placed the pages by w: until they are in their
+ * shares, or three passes of the scheme moved nothing more.
+ */
+static int damon_migrate(struct bwapd_target *t, const uint8_t *w, int nr,
+			 struct bwapd_migration *m)
+{
+	struct task *k = task_of(t);
+	struct bwapd_damon_stats s0, s;
+	uint64_t pages[BWAPD_MAX_NODES] = { 0 }, total = 0, off = 0;
+	uint64_t best = UINT64_MAX;
+	uint64_t tried;
+	double start = now_s(), slack, wsum = 0;
+	int idle = 0, polls = 0, n = nr < t->nr_nodes ? nr : t->nr_nodes;
+	int j, ret;
+
+	memset(m, 0, sizeof(*m));
+	ret = bwapd_damon_stats(k->damon, &s0, t->why, sizeof(t->why));
+	if (ret)
+		return task_alive(t) ? -ESRCH : ret;
+	s = s0;
+	tried = s0.nr_tried;
+	for (j = 0; j < n; j++)
+		wsum += w[j];
+	for (;;) {
+		struct bwapd_damon_place p;
+
+		ret = damon_place(t, w, nr, &p, pages);
+		if (ret)
+			break;
+		off = off_share(pages, w, n, &total);
+		slack = (double)p.nr_ranges * wsum + (double)total / 1000;
+		if ((double)off <= slack)
+			break;
+		ret = bwapd_damon_stats(k->damon, &s, t->why, sizeof(t->why));
+		if (!ret && !s.on) {
+			snprintf(t->why, sizeof(t->why), "bwapd's kdamond stopped "
+				 "(%s/kdamonds)", BWAPD_DAMON_SYSFS);
+			ret = -EIO;
+		}
+		if (ret)
+			break;
+		if (s.nr_tried > tried) {
+			tried = s.nr_tried;
+			if (off < best) {
+				best = off;
+				idle = 0;
+			} else if (++idle == 3) {
+				damon_short(t, pages, w, total, off,
+					    s.qt_exceeds > s0.qt_exceeds);
+				m->failed = off;
+				break;
+			}
+		} else if (++polls > 600) {
+			snprintf(t->why, sizeof(t->why), "bwapd's kdamond did not "
+				 "apply the scheme of process %d in 60 s", (int)t->pid);
+			ret = -ETIMEDOUT;
+			break;
+		}
+		sleep_s(0.1);
+	}
+	if (ret && task_alive(t))
+		ret = -ESRCH;
+	m->pages = total;
+	if (s.sz_applied > s0.sz_applied)
+		m->moved = (s.sz_applied - s0.sz_applied) / (uint64_t)k->page_size;
+	m->seconds = now_s() - start;
+	return ret;
+}
+
 static int task_wait(struct bwapd_target *t, double seconds)
 {
+	struct task *k = task_of(t);
+	struct bwapd_damon_place p;
+	int ret;
+
 	sleep_s(seconds);
-	return task_alive(t);
+	ret = task_alive(t);
+	if (ret || !k->damon)
+		return ret;
+	/* mappings made since: their pages are the scheme's too */
+	ret = damon_place(t, k->place.weights, k->place.nr_nodes, &p, NULL);
+	if (!ret && (p.nr_ranges != k->place.nr_ranges ||
+		     memcmp(p.range, k->place.range,
+			    sizeof(p.range[0]) * (size_t)p.nr_ranges)))
+		ret = damon_commit(t, &p);
+	return ret;
 }
 
 static void task_close(struct bwapd_target *t)
@@ -513,6 +810,7 @@ static void task_close(struct bwapd_target *t)
 		return;
 	if (k->have_stall)
 		stall_close(&k->stall);
+	bwapd_damon_close(k->damon);
 	if (k->pidfd >= 0)
 		close(k->pidfd);
 	free(k);
@@ -568,6 +866,7 @@ int bwapd_target_process(struct bwapd_target *t, pid_t pid, int nr_nodes,
 	}
 	t->ops = &task_ops;
 	t->priv = k;
+	t->placement = "weights";
 	ret = bwapd_process_workers(pid, topo, &t->workers);
 	if (ret) {
 		snprintf(t->why, sizeof(t->why),
