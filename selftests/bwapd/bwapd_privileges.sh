@@ -10,6 +10,12 @@
 # (/lib/systemd/system/bwapd.service), so the unit and this test cannot
 # drift apart.  Needs bwapd, util-linux's setpriv (not busybox's, which
 # cannot change user IDs), wi_runas and wi_hold.
+#
+# On a kernel without per-process weights whose DAMON has weighted
+# migration (6.17 and later), with the unit's DAMON drop-in
+# (/usr/share/bwapd/systemd/damon.conf): the service runs as root with the
+# same capabilities, of which placing pages through DAMON needs only
+# CAP_SYS_PTRACE.
 set -u
 
 n=0
@@ -39,11 +45,32 @@ if [ "$machine" != numa4 ]; then
 	echo "1..0 # SKIP needs the numa4 machine"
 	exit 0
 fi
-# numactl refuses --weights on a kernel without per-process weights.
-if ! numactl -w 0 --weights=1 true 2>/dev/null; then
-	echo "1..0 # SKIP kernel without set_mempolicy_weights(2): nothing to tune"
-	exit 0
+# numactl refuses --weights on a kernel without per-process weights;
+# DAMON's migrate actions take weighted destinations from 6.17 on.
+DROPIN=/usr/share/bwapd/systemd/damon.conf
+DS=/sys/module/damon_stat/parameters/enabled
+ds=
+if numactl -w 0 --weights=1 true 2>/dev/null; then
+	placement=weights
+else
+	r=$(uname -r)
+	maj=${r%%.*}
+	min=${r#*.}
+	min=${min%%[!0-9]*}
+	if [ ! -d /sys/kernel/mm/damon/admin ] ||
+		{ [ "$maj" -lt 6 ] || { [ "$maj" -eq 6 ] && [ "$min" -lt 17 ]; }; }; then
+		echo "1..0 # SKIP kernel without set_mempolicy_weights(2) or DAMON's weighted migration: nothing to tune"
+		exit 0
+	fi
+	placement=damon
+	# the drop-in's user (root) for the unit's DynamicUser=
+	check "the DAMON drop-in runs the service as root" root "$(sed -n 's/^User=//p' $DROPIN)"
+	SVC=0
+	# as the admin does on Debian's kernels (damon_stat.enabled=N)
+	ds=$(cat $DS 2>/dev/null)
+	[ "$ds" = Y ] && echo N >$DS
 fi
+comment "per-process weights: $placement"
 
 # The unit's capabilities, in setpriv's words: CAP_SYS_NICE -> sys_nice.
 caps=$(sed -n 's/^AmbientCapabilities=//p' $UNIT)
@@ -82,7 +109,10 @@ check "setpriv gives exactly the unit's capabilities" "$(printf '%016x' $want)" 
 # bwapd's) with pages under weighted interleave
 app() {
 	: >/tmp/priv-hold.out	# not the last one's "ready"
-	$RUNAS "${1:-$APP}" numactl --cpunodebind=0 --weighted-interleave=0-3 $HOLD 32 \
+	u=${1:-$APP}
+	# wi_runas takes no root: root is root already
+	[ "$u" = 0 ] && u= || u="$RUNAS $u"
+	$u numactl --cpunodebind=0 --weighted-interleave=0-3 $HOLD 32 \
 		>/tmp/priv-hold.out 2>&1 &
 	hp=$!
 	i=0
@@ -124,6 +154,12 @@ for c in $caps; do
 	out=$(tune "$rest")
 	rc=$?
 	comment "$out"
+	if [ $placement = damon ] && [ $c = CAP_SYS_NICE ]; then
+		# it sets no process's weights: DAMON moves the pages
+		check "without $c: not needed through DAMON" "0 1" \
+			"$rc $(echo "$out" | grep -c 'DWP [0-9.]* after [0-9]* steps')"
+		continue
+	fi
 	check "without $c: refused" 1 $rc
 	check "without $c: the message names it" 1 \
 		"$(echo "$out" | grep -cE "takes .*$c(, which bwapd lacks|.*; bwapd lacks .*$c)")"
@@ -138,9 +174,17 @@ before=$(pages)
 out=$(tune "")
 rc=$?
 comment "$out"
-check "no capabilities: one's own process is tuned" "0 1" \
-	"$rc $(echo "$out" | grep -c 'DWP [0-9.]* after [0-9]* steps')"
-moved "no capabilities: its pages moved"
+if [ $placement = damon ]; then
+	# the service is root, and so is the process, with every capability:
+	# more than bwapd has, which ptrace access wants CAP_SYS_PTRACE for
+	check "no capabilities: root's process with more capabilities: refused" 1 $rc
+	check "no capabilities: root's process with more capabilities: takes CAP_SYS_PTRACE" 1 \
+		"$(echo "$out" | grep -c 'takes CAP_SYS_PTRACE, which bwapd lacks')"
+else
+	check "no capabilities: one's own process is tuned" "0 1" \
+		"$rc $(echo "$out" | grep -c 'DWP [0-9.]* after [0-9]* steps')"
+	moved "no capabilities: its pages moved"
+fi
 
 # --- the daemon with the unit's capabilities ----------------------------------
 RD=/tmp/priv-run
@@ -191,5 +235,7 @@ echo "$paranoid" >/proc/sys/kernel/perf_event_paranoid
 kill $hp
 wait $hp 2>/dev/null
 rm -rf $RD /tmp/priv-rules $F
+check "no DAMON state remains" 0 "$(cat /sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds 2>/dev/null || echo 0)"
+if [ "$ds" = Y ]; then echo Y >$DS; fi
 echo "1..$n"
 [ $fail -eq 0 ]

@@ -64,6 +64,7 @@ struct task {
 	int use_damon;
 	char damon_dir[4096];		/* DAMON's record */
 	struct bwapd_damon_place place;	/* the scheme last set */
+	uint64_t applied0;		/* bytes DAMON had moved before it */
 };
 
 static struct task *task_of(struct bwapd_target *t)
@@ -641,10 +642,22 @@ static int damon_commit(struct bwapd_target *t, const struct bwapd_damon_place *
 
 static int damon_set_weights(struct bwapd_target *t, const uint8_t *w, int nr)
 {
+	struct task *k = task_of(t);
+	struct bwapd_damon_stats s = { 0 };
 	struct bwapd_damon_place p;
 	int ret = damon_place(t, w, nr, &p, NULL);
 
-	return ret ? ret : damon_commit(t, &p);
+	/*
+	 * What DAMON moved so far, read before the new weights reach it: the
+	 * kdamond may act on them before the migration looks.  A new scheme
+	 * starts from 0.
+	 */
+	if (!ret && k->place.nr_nodes)
+		ret = bwapd_damon_stats(k->damon, &s, t->why, sizeof(t->why));
+	if (!ret)
+		ret = damon_commit(t, &p);
+	k->applied0 = s.sz_applied;
+	return ret;
 }
 
 /*
@@ -734,6 +747,7 @@ static int damon_migrate(struct bwapd_target *t, const uint8_t *w, int nr,
 	if (ret)
 		return task_alive(t) ? -ESRCH : ret;
 	s = s0;
+	s0.sz_applied = k->applied0;
 	tried = s0.nr_tried;
 	for (j = 0; j < n; j++)
 		wsum += w[j];
@@ -745,6 +759,11 @@ static int damon_migrate(struct bwapd_target *t, const uint8_t *w, int nr,
 			break;
 		off = off_share(pages, w, n, &total);
 		slack = (double)p.nr_ranges * wsum + (double)total / 1000;
+		bwapd_log(BWAPD_LOG_DEBUG, "process %d: DAMON: %llu of %llu pages "
+			  "off their shares (%.0f allowed), %llu regions tried",
+			  (int)t->pid, (unsigned long long)off,
+			  (unsigned long long)total, slack,
+			  (unsigned long long)s.nr_tried);
 		if ((double)off <= slack)
 			break;
 		ret = bwapd_damon_stats(k->damon, &s, t->why, sizeof(t->why));
@@ -774,6 +793,9 @@ static int damon_migrate(struct bwapd_target *t, const uint8_t *w, int nr,
 		}
 		sleep_s(0.1);
 	}
+	/* what DAMON moved, the last pass included */
+	if (!ret)
+		ret = bwapd_damon_stats(k->damon, &s, t->why, sizeof(t->why));
 	if (ret && task_alive(t))
 		ret = -ESRCH;
 	m->pages = total;
