@@ -201,6 +201,10 @@ elif ! task_weights && ! damon_dests; then
 	check "tuner: tune --pid tunes the process, or says why not and offers --global" "1 1" \
 		"$rc $(echo "$out" | grep -c 'neither set_mempolicy_weights(2) nor DAMON.s weighted migration (Linux 6.17 or later), so it cannot give one process weights of its own.*--global tunes the global weights instead')"
 	check "tuner: the refusal leaves DAMON as it was" "$k0" "$(kdamonds)"
+	json=$(bwapd --file $F show --json 0)
+	echo "$json" | grep '"kernel"' | sed 's/^/# /'
+	check "show: says the global weights are all there is, and why" 1 \
+		"$(echo "$json" | grep -c '"placement": "global", "placement_why": "DAMON here has no weighted destinations')"
 	kill $hp
 	wait $hp 2>/dev/null
 else
@@ -227,6 +231,10 @@ else
 		skip "tuner: DAMON taken by one of its modules: no DAMON_STAT running"
 		skip "tuner: DAMON taken by one of its modules: left running"
 	fi
+	json=$(bwapd --file $F show --json 0)
+	echo "$json" | grep '"kernel"' | sed 's/^/# /'
+	check "show: says what gives one process its weights" 1 \
+		"$(echo "$json" | grep -c "\"placement\": \"$placement\"")"
 	# what the tuner finds on the model alone, from the same canonical weights
 	canon=$(bwapd --file $F show --json 0 | sed -n 's/.*"weights": \[ \([0-9, ]*\) \].*/\1/p' | sed 's/, /:/g')
 	echo "# canonical weights of workers 0: $canon"
@@ -243,9 +251,12 @@ else
 	other=$(grep 'anon=' /proc/$op/numa_maps | grep weighted)
 	g0=$(globals)
 	k0=$(kdamonds)
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	out=$(bwapd --file $F --model "$MODEL" tune --pid $hp --workload "$WL" --json 2>&1)
 	rc=$?
 	echo "$out" | sed 's/^/# /'
+	# a figure for the record, not a test: the guest's clock under emulation
+	echo "# tuned in $(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.1f", b - a }') s of the guest's time ($placement)"
 	check "tuner: tune --pid exit status" 0 $rc
 	check "tuner: tune --pid tunes the process, or says why not and offers --global" 0 $rc
 	check "tuner: says how the process gets its weights" 1 \

@@ -18,6 +18,9 @@ struct kernel_weights {
 	int have;
 	int automatic;			/* 1, 0, or -1: no auto file */
 	uint8_t w[BWAPD_MAX_NODES];
+	int placement;			/* bwapd_placement_look() */
+#define PLACEMENT_UNKNOWN	1000
+	char why[512];
 };
 
 static void kernel_weights(const struct opts *o, struct bwapd_backend *b,
@@ -40,6 +43,15 @@ static void kernel_weights(const struct opts *o, struct bwapd_backend *b,
 	if (!bwapd_read_text(o->root ? o->root : "", BWAPD_WEIGHTS_DIR "/auto",
 			     buf, sizeof(buf)))
 		k->automatic = !strncmp(buf, "true", 4);
+	/* what gives one process its own weights: only the running kernel */
+	k->placement = o->root && *o->root ? PLACEMENT_UNKNOWN :
+		       bwapd_placement_look(k->why, sizeof(k->why));
+}
+
+static const char *placement_name(const struct kernel_weights *k)
+{
+	return k->placement == BWAPD_PLACE_WEIGHTS ? "weights" :
+	       k->placement == BWAPD_PLACE_DAMON ? "damon" : "global";
 }
 
 static const char *kernel_source(const struct kernel_weights *k)
@@ -79,6 +91,14 @@ static void show_table(const struct bwapd_file *f, int nr_nodes,
 		printf(" %6u", k->w[j]);
 	printf(" %6s  %s\n", "-", k->automatic > 0 ? "the kernel's own (auto)" :
 	       k->automatic == 0 ? "written (auto off)" : "written (no auto)");
+	if (k->placement == BWAPD_PLACE_WEIGHTS)
+		printf("one process's own weights: set_mempolicy_weights(2)\n");
+	else if (k->placement == BWAPD_PLACE_DAMON)
+		printf("one process's own weights: DAMON's weighted migration (the "
+		       "kernel has no set_mempolicy_weights(2))\n");
+	else if (k->placement != PLACEMENT_UNKNOWN)
+		printf("one process's own weights: none, the global weights only "
+		       "(--global): no set_mempolicy_weights(2), and %s\n", k->why);
 }
 
 void cmd_show_table(const struct bwapd_file *f, int nr_nodes, uint32_t only)
@@ -126,6 +146,10 @@ static void show_json(const struct bwapd_file *f, int nr_nodes,
 			json_object_object_add(kw, "auto", NULL);
 		else
 			bj_bool(kw, "auto", k->automatic);
+		if (k->placement != PLACEMENT_UNKNOWN)
+			bj_str(kw, "placement", placement_name(k));
+		if (k->placement < 0)
+			bj_str(kw, "placement_why", k->why);
 		json_object_object_add(doc, "kernel", kw);
 	}
 	bj_print(doc);

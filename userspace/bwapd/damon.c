@@ -35,6 +35,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -423,8 +424,7 @@ static int kdamond_create(struct record *r, char *why, size_t len)
 		ret = dwrite(CTX "/schemes/nr_schemes", "1", why, len);
 	if (!ret && !dexists(CTX "/schemes/0/dests")) {
 		snprintf(why, len, "DAMON here has no weighted destinations "
-			 "(%s/.../schemes/<N>/dests, Linux 6.17 or later)",
-			 BWAPD_DAMON_SYSFS);
+			 "(no schemes/<N>/dests in %s)", BWAPD_DAMON_SYSFS);
 		ret = -EOPNOTSUPP;
 	}
 	if (ret) {
@@ -695,6 +695,31 @@ int bwapd_damon_probe(const char *dir, char *why, size_t len)
 	}
 	lock_close();
 	return ret;
+}
+
+int bwapd_damon_look(char *why, size_t len)
+{
+	struct utsname u;
+	int dests, maj = 0, min = 0;
+	long nr = 0;
+	int ret = dread_long("kdamonds/nr_kdamonds", &nr);
+
+	if (ret == -ENOENT) {
+		snprintf(why, len, "the kernel has no DAMON sysfs interface "
+			 "(CONFIG_DAMON_SYSFS)");
+		return -EOPNOTSUPP;
+	}
+	if (!ret && nr > 0 && dexists(CTX "/schemes/0"))
+		dests = dexists(CTX "/schemes/0/dests");
+	else
+		dests = !uname(&u) && sscanf(u.release, "%d.%d", &maj, &min) == 2 &&
+			(maj > 6 || (maj == 6 && min >= 17));
+	if (!dests) {
+		snprintf(why, len, "DAMON here has no weighted destinations "
+			 "(Linux 6.17 or later)");
+		return -EOPNOTSUPP;
+	}
+	return exclusive_user(why, len);
 }
 
 int bwapd_damon_open(struct bwapd_damon **dp, const char *dir, pid_t pid,

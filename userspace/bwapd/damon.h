@@ -57,6 +57,12 @@ struct bwapd_damon;
  */
 int bwapd_damon_probe(const char *dir, char *why, size_t len);
 /*
+ * The same, from what can be read without changing anything (bwapd
+ * show): the kdamonds' schemes where there are some, else the kernel's
+ * release.
+ */
+int bwapd_damon_look(char *why, size_t len);
+/*
  * Process pid's place in bwapd's kdamond, its record in dir.  A keeper
  * process takes the process out of DAMON when this tuner ends, however
  * it ends (even by SIGKILL).

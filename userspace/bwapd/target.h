@@ -97,6 +97,8 @@ enum { BWAPD_PLACE_WEIGHTS, BWAPD_PLACE_DAMON };
  * (its record in dir); -errno with why, offering --global, if neither.
  */
 int bwapd_placement_here(const char *dir, char *why, size_t len);
+/* The same from what can be read without changing anything (bwapd show). */
+int bwapd_placement_look(char *why, size_t len);
 /*
  * A workload of the NUMA bandwidth model on a machine preset: counters
  * from the model, placement from the weights.  With 'real' (a process

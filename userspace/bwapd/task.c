@@ -207,16 +207,34 @@ void bwapd_target_process_damon(struct bwapd_target *t, const char *dir,
 	t->placement = "damon";
 }
 
+/* Does the kernel have the weights calls (or a filter in their way)? */
+static int kernel_weights(void)
+{
+	char why[512];
+
+	/* reading one's own weights: any kernel that has the calls allows it */
+	return syscall(SYS_get_mempolicy_weights, PIDFD_SELF_PROCESS, NULL, 0UL,
+		       0U) >= 1 || errno != ENOSYS ||
+	       bwapd_seccomp_why(ENOSYS, why, sizeof(why));
+}
+
+int bwapd_placement_look(char *why, size_t len)
+{
+	int ret;
+
+	if (kernel_weights())
+		return BWAPD_PLACE_WEIGHTS;
+	ret = bwapd_damon_look(why, len);
+	return ret ? ret : BWAPD_PLACE_DAMON;
+}
+
 int bwapd_placement_here(const char *dir, char *why, size_t len)
 {
 	char dwhy[512];
 	int ret;
 
-	/* reading one's own weights: any kernel that has the calls allows it */
-	if (syscall(SYS_get_mempolicy_weights, PIDFD_SELF_PROCESS, NULL, 0UL,
-		    0U) >= 1 || errno != ENOSYS ||
-	    bwapd_seccomp_why(ENOSYS, dwhy, sizeof(dwhy)))
-		return BWAPD_PLACE_WEIGHTS;	/* which says what blocks them */
+	if (kernel_weights())
+		return BWAPD_PLACE_WEIGHTS;	/* which say what blocks them */
 	ret = bwapd_damon_probe(dir, dwhy, sizeof(dwhy));
 	if (!ret)
 		return BWAPD_PLACE_DAMON;
