@@ -14,8 +14,7 @@
 # On a kernel without per-process weights whose DAMON has weighted
 # migration (6.17 and later), with the unit's DAMON drop-in
 # (/usr/share/bwapd/systemd/damon.conf): the service runs as root with the
-# same capabilities, of which placing pages through DAMON needs only
-# CAP_SYS_PTRACE.
+# drop-in's capabilities.
 set -u
 
 n=0
@@ -72,11 +71,13 @@ else
 fi
 comment "per-process weights: $placement"
 
-# The unit's capabilities, in setpriv's words: CAP_SYS_NICE -> sys_nice.
-caps=$(sed -n 's/^AmbientCapabilities=//p' $UNIT)
+# The unit's capabilities (the drop-in's, which resets them, for DAMON).
+U=$UNIT
+[ $placement = damon ] && U=$DROPIN
+caps=$(sed -n 's/^AmbientCapabilities=\(..*\)/\1/p' $U | tail -n 1)
 check "the unit bounds bwapd to the capabilities it gives it" "$caps" \
-	"$(sed -n 's/^CapabilityBoundingSet=//p' $UNIT)"
-comment "bwapd.service: $caps"
+	"$(sed -n 's/^CapabilityBoundingSet=\(..*\)/\1/p' $U | tail -n 1)"
+comment "bwapd.service ($U): $caps"
 setpriv_caps() {
 	s=-all
 	for c in "$@"; do
@@ -154,12 +155,6 @@ for c in $caps; do
 	out=$(tune "$rest")
 	rc=$?
 	comment "$out"
-	if [ $placement = damon ] && [ $c = CAP_SYS_NICE ]; then
-		# it sets no process's weights: DAMON moves the pages
-		check "without $c: not needed through DAMON" "0 1" \
-			"$rc $(echo "$out" | grep -c 'DWP [0-9.]* after [0-9]* steps')"
-		continue
-	fi
 	check "without $c: refused" 1 $rc
 	check "without $c: the message names it" 1 \
 		"$(echo "$out" | grep -cE "takes .*$c(, which bwapd lacks|.*; bwapd lacks .*$c)")"

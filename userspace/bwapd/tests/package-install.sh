@@ -111,17 +111,33 @@ else
 	not_ok "the seccomp drop-in for units with an allow-list (weights-syscalls.conf)"
 fi
 
-# The sandbox of the installed units, as systemd rates it.
-for u in bwapd.service bwapd-apply.service bwapd-profile.service; do
-	e=$(systemd-analyze security --offline=yes --root="$ROOT" "$u" 2>&1 |
+if grep -q '^User=root' "$ROOT/usr/share/bwapd/systemd/damon.conf" 2>/dev/null; then
+	ok "the DAMON drop-in for kernels without per-process weights (damon.conf)"
+else
+	not_ok "the DAMON drop-in for kernels without per-process weights (damon.conf)"
+fi
+
+# The sandbox of the installed units, as systemd rates it; and the
+# daemon's with the DAMON drop-in installed as its documentation says.
+# exposure UNIT LABEL
+exposure() {
+	e=$(systemd-analyze security --offline=yes --root="$ROOT" "$1" 2>&1 |
 		sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\) .*/\1/p')
-	echo "# systemd-analyze security: $u exposure ${e:-?}"
+	echo "# systemd-analyze security: $2 exposure ${e:-?}"
 	if awk -v e="$e" -v m="$MAX_EXPOSURE" 'BEGIN { exit !(e != "" && e <= m) }'; then
-		ok "$u: exposure $e, at most $MAX_EXPOSURE"
+		ok "$2: exposure $e, at most $MAX_EXPOSURE"
 	else
-		not_ok "$u: exposure ${e:-unknown}, at most $MAX_EXPOSURE"
+		not_ok "$2: exposure ${e:-unknown}, at most $MAX_EXPOSURE"
 	fi
+}
+for u in bwapd.service bwapd-apply.service bwapd-profile.service; do
+	exposure "$u" "$u"
 done
+D=$ROOT/etc/systemd/system/bwapd.service.d
+mkdir -p "$D"
+cp "$ROOT/usr/share/bwapd/systemd/damon.conf" "$D/"
+exposure bwapd.service "bwapd.service with damon.conf"
+rm -rf "$D"
 
 # An application links libbwapd-stable with the installed header and
 # library (compiled on this host: the root has no compiler).
