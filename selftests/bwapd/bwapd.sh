@@ -316,6 +316,25 @@ else
 	wait
 	check "tuner: target killed: no DAMON state remains" "$k0" "$(kdamonds)"
 
+	# another program's kdamond: bwapd leaves it alone and says so
+	if [ $placement = damon ]; then
+		hold 16
+		echo 1 >$DK/nr_kdamonds
+		out=$(bwapd --file $F --model "$MODEL" tune --pid $hp --workload "$WL" 2>&1)
+		rc=$?
+		echo "$out" | sed 's/^/# /'
+		check "tuner: another program's kdamond: refused, saying so" "1 1" \
+			"$rc $(echo "$out" | grep -c "in use by another program (1 kdamond in $DK)")"
+		check "tuner: another program's kdamond: left as it was" "1 off" \
+			"$(kdamonds) $(cat $DK/0/state)"
+		echo 0 >$DK/nr_kdamonds
+		kill $hp
+		wait $hp 2>/dev/null
+	else
+		skip "tuner: another program's kdamond: refused, saying so: per-process weights"
+		skip "tuner: another program's kdamond: left as it was: per-process weights"
+	fi
+
 	# bwapd stopped with SIGTERM while it follows the process: what it
 	# set up to place the pages goes with it, the pages stay
 	hold 32
@@ -372,7 +391,7 @@ else
 	bwapd --file $F --model "$MODEL" --run-dir $RD daemon --rules /tmp/bwapd-rules --scan 0.5 \
 		>/tmp/bwapd-daemon.out 2>&1 &
 	dp=$!
-	hold 16
+	hold 32
 	i=0
 	while ! bwapd --run-dir $RD status | grep -q "^$hp .* watching " && [ $i -lt 120 ]; do
 		sleep 0.5
@@ -382,6 +401,9 @@ else
 	check "tuner: daemon: the process is tuned and watched" 1 "$(bwapd --run-dir $RD status | grep -c "^$hp .*wi_hold .* watching ")"
 	check "tuner: daemon: status says how it is placed" 1 \
 		"$(bwapd --run-dir $RD status | grep -c "^$hp .* watching .* $placement *$")"
+	# shellcheck disable=SC2046 # four numbers
+	pages_follow "tuner: daemon" $(bwapd --run-dir $RD status |
+		awk -v p="$hp" '$1 == p { print $10 }' | tr ':' ' ')
 	kill $dp
 	wait $dp
 	check "tuner: daemon: stops on SIGTERM" 0 $?

@@ -70,6 +70,7 @@ struct bwapd_damon {
 static volatile int lock_fd = -1;
 static volatile int keeper_fd = -1;
 static volatile pid_t keeper_pid = -1;
+static int keeper_users;		/* bwapd_damon_open()s not closed */
 
 static void pause_ms(long ms)
 {
@@ -745,6 +746,7 @@ int bwapd_damon_open(struct bwapd_damon **dp, const char *dir, pid_t pid,
 		keeper_fd = fd;
 		keeper_pid = k;
 	}
+	keeper_users++;
 	*dp = d;
 	return 0;
 }
@@ -850,7 +852,8 @@ void bwapd_damon_close(struct bwapd_damon *d)
 	    with_record(d->dir, remove_pid, &d->pid, why, sizeof(why)))
 		bwapd_log(BWAPD_LOG_WARNING, "DAMON: %s", why);
 	free(d);
-	keeper_stop();
+	if (!--keeper_users)
+		keeper_stop();
 }
 
 int bwapd_damon_prune(const char *dir, char *why, size_t len)
