@@ -20,6 +20,11 @@
 
 /* ---- shared by the commands ---- */
 
+const char *cmd_damon_dir(const struct opts *o)
+{
+	return o->run_dir && *o->run_dir ? o->run_dir : BWAPD_RUN_DIR;
+}
+
 int cmd_error(const char *what, int ret, const char *why)
 {
 	if (why && *why)

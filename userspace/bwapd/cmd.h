@@ -26,6 +26,8 @@ int cmd_open_here(const struct opts *o, struct bwapd_backend *b,
 const char *cmd_fallback_name(const struct bwapd_topology *t);
 /* A node list, or 1 with a message. */
 int cmd_parse_workers(const char *arg, uint32_t *w);
+/* Where DAMON's record is: the run directory, or /run/bwapd without one. */
+const char *cmd_damon_dir(const struct opts *o);
 /* The backend and the weights file (bwapd_file_free); 0, or 1 with a message. */
 int cmd_load_file(const struct opts *o, struct bwapd_backend *b,
 		  struct bwapd_topology *t, struct bwapd_file *f);

@@ -15,7 +15,6 @@
 
 #include "cmd.h"
 #include "damon.h"
-#include "status.h"
 #include "log.h"
 #include "rules.h"
 
@@ -174,8 +173,7 @@ int cmd_daemon(const struct opts *o)
 		}
 	}
 	/* what tuners killed outright (SIGKILL) left in DAMON */
-	if (bwapd_damon_prune(*o->run_dir ? o->run_dir : BWAPD_RUN_DIR, why,
-			      sizeof(why)))
+	if (bwapd_damon_prune(cmd_damon_dir(o), why, sizeof(why)))
 		bwapd_log(BWAPD_LOG_WARNING, "DAMON: %s", why);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_daemon_signal;

@@ -18,7 +18,6 @@
 #include "json_out.h"
 #include "log.h"
 #include "seccomp.h"
-#include "status.h"
 
 #define MPOL_WEIGHTED_INTERLEAVE_MODE	6	/* uapi/linux/mempolicy.h */
 #ifndef SYS_set_mempolicy_weights
@@ -78,9 +77,8 @@ static int exec_and_tune(const struct opts *o, char **argv)
 	}
 	/* a kernel without its own weights: DAMON, or the program does not run */
 	if (own) {
-		const char *dir = *o->run_dir ? o->run_dir : BWAPD_RUN_DIR;
 		char why[1024];
-		int ret = bwapd_placement_here(dir, why, sizeof(why));
+		int ret = bwapd_placement_here(cmd_damon_dir(o), why, sizeof(why));
 
 		if (ret < 0) {
 			bwapd_log(BWAPD_LOG_ERR, "cannot give %s weights of its own: %s",

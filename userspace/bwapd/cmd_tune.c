@@ -297,7 +297,7 @@ static int corun_targets(const struct opts *o, const struct bwm_machine *m,
  */
 static int place_process(const struct opts *o, struct bwapd_target *proc)
 {
-	const char *dir = *o->run_dir ? o->run_dir : BWAPD_RUN_DIR;
+	const char *dir = cmd_damon_dir(o);
 	char why[1024];
 	int ret = bwapd_placement_here(dir, why, sizeof(why));
 

@@ -794,6 +794,7 @@ static int damon_migrate(struct bwapd_target *t, const uint8_t *w, int nr,
 			break;
 		if (s.nr_tried > tried) {
 			tried = s.nr_tried;
+			polls = 0;
 			if (off < best) {
 				best = off;
 				idle = 0;
@@ -805,7 +806,7 @@ static int damon_migrate(struct bwapd_target *t, const uint8_t *w, int nr,
 			}
 		} else if (++polls > 600) {
 			snprintf(t->why, sizeof(t->why), "bwapd's kdamond did not "
-				 "apply the scheme of process %d in 60 s", (int)t->pid);
+				 "apply the scheme of process %d for 60 s", (int)t->pid);
 			ret = -ETIMEDOUT;
 			break;
 		}
