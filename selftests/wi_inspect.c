@@ -33,6 +33,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -61,6 +62,12 @@
 #define TOL_EXCL	0.08
 #define TOL_LOC		0.08
 #define TOL_BACC	25.0		/* percentage points */
+/*
+ * A sampling run in which the workers ran: a sweep or more a slice each,
+ * and samples of ten slices or more a page.
+ */
+#define MIN_SWEEPS	40
+#define MIN_PER_PAGE	10.0
 
 struct worker {
 	pthread_t th;
@@ -242,8 +249,9 @@ TEST_F_TIMEOUT(inspect, metrics_match_the_layout, 600)
 	double excl = 0, loc = 0, loc_hi = 0, acc[MAX_T] = { 0 }, pages[64];
 	double got, truth_bacc;
 	int T = self->nr_nodes, n = T * PRIV_PAGES + SHARED_PAGES;
-	int i, j, k, moved = 0, nb, np;
-	long migrated;
+	int i, j, k, moved = 0, nb, np, attempt;
+	long migrated, least = 0;
+	double per_page = 0;
 	char pid[16];
 	const char *const args[] = {
 		"bwapd", "inspect", "--pid", pid, "--seconds", SECONDS,
@@ -256,11 +264,36 @@ TEST_F_TIMEOUT(inspect, metrics_match_the_layout, 600)
 
 	WI_TEST_START();
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	migrated = nb_migrated();
-	ASSERT_EQ(0, layout_nodes(self, before));
-	ASSERT_EQ(0, bwapd(out, sizeof(out), args));
-	ASSERT_EQ(0, layout_nodes(self, after));
-	migrated = nb_migrated() - migrated;
+	/*
+	 * bwapd samples for a time; the workers must run in all of it.
+	 * Under emulation on a loaded host their virtual CPUs may stand still
+	 * for seconds (one run saw a single slice of samples in 4 s, where
+	 * there are 60 samples a page): such a run says nothing about bwapd,
+	 * and is made again.  A bwapd that samples too little fails all three.
+	 */
+	for (attempt = 0; attempt < 3; attempt++) {
+		long sweeps[MAX_T];
+
+		for (i = 0; i < T; i++)
+			sweeps[i] = self->w[i].sweeps;
+		migrated = nb_migrated();
+		ASSERT_EQ(0, layout_nodes(self, before));
+		ASSERT_EQ(0, bwapd(out, sizeof(out), args));
+		ASSERT_EQ(0, layout_nodes(self, after));
+		migrated = nb_migrated() - migrated;
+		least = LONG_MAX;
+		for (i = 0; i < T; i++)
+			if (self->w[i].sweeps - sweeps[i] < least)
+				least = self->w[i].sweeps - sweeps[i];
+		per_page = jnum(strstr(out, "\"samples\": {") + 1, "samples") /
+			   jnum(strstr(out, "\"samples\": {") + 1, "pages");
+		TH_LOG("%.1f samples a page; every worker swept its pages %ld times or more",
+		       per_page, least);
+		if (least >= MIN_SWEEPS && per_page >= MIN_PER_PAGE)
+			break;
+	}
+	ASSERT_GE(least, MIN_SWEEPS);
+	ASSERT_TRUE(per_page >= MIN_PER_PAGE);
 	TH_LOG("%s", out);
 	nb = numa_balancing_on();
 

@@ -335,6 +335,59 @@ else
 		skip "tuner: another program's kdamond: left as it was: per-process weights"
 	fi
 
+	# two processes tuned at once share bwapd's kdamond, each with its own
+	# scheme; a tuner killed outright (SIGKILL) leaves its keeper to take
+	# its process out, SIGINT stops the other
+	if [ $placement = damon ]; then
+		hold 32
+		h1=$hp
+		hold 32
+		h2=$hp
+		bwapd --file $F --model "$MODEL" tune --pid $h1 --workload "$WL" --max-steps 2 \
+			--watch 0 --json >/tmp/two1.out 2>&1 &
+		b1=$!
+		bwapd --file $F --model "$MODEL" tune --pid $h2 --workload "$WL" --max-steps 4 \
+			--watch 0 --json >/tmp/two2.out 2>&1 &
+		b2=$!
+		i=0
+		while { ! grep -q '"event": "tuned"' /tmp/two1.out ||
+			! grep -q '"event": "tuned"' /tmp/two2.out; } && [ $i -lt 3000 ] &&
+			kill -0 $b1 2>/dev/null && kill -0 $b2 2>/dev/null; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		sed 's/^/# 1: /' /tmp/two1.out
+		sed 's/^/# 2: /' /tmp/two2.out
+		check "two processes: one kdamond, a target each" "1 2" \
+			"$(kdamonds) $(cat $DK/0/contexts/0/targets/nr_targets 2>/dev/null)"
+		hp=$h1
+		# shellcheck disable=SC2046 # four numbers
+		pages_follow "two processes: the first" $(last_weights </tmp/two1.out)
+		hp=$h2
+		# shellcheck disable=SC2046 # four numbers
+		pages_follow "two processes: the second" $(last_weights </tmp/two2.out)
+		kill -KILL $b1
+		wait $b1 2>/dev/null
+		i=0
+		while [ "$(cat $DK/0/contexts/0/targets/nr_targets 2>/dev/null)" != 1 ] && [ $i -lt 300 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		check "two processes: the first tuner killed outright: its process taken out" \
+			"1 1 $h2" "$(kdamonds) $(cat $DK/0/contexts/0/targets/nr_targets) $(cat $DK/0/contexts/0/targets/0/pid_target)"
+		kill -INT $b2
+		wait $b2
+		check "two processes: SIGINT stops the other tuner" 130 $?
+		check "two processes: no DAMON state remains" "$k0" "$(kdamonds)"
+		kill $h1 $h2
+		wait $h1 $h2 2>/dev/null
+	else
+		for c in "one kdamond, a target each" "the first tuner killed outright: its process taken out" \
+			"SIGINT stops the other tuner" "no DAMON state remains"; do
+			skip "two processes: $c: per-process weights"
+		done
+	fi
+
 	# bwapd stopped with SIGTERM while it follows the process: what it
 	# set up to place the pages goes with it, the pages stay
 	hold 32
