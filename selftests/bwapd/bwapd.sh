@@ -316,6 +316,21 @@ else
 	wait
 	check "tuner: target killed: no DAMON state remains" "$k0" "$(kdamonds)"
 
+	# --rate paces the moves (move_pages(2) in paced batches, or DAMON's
+	# quota, which also counts the pages walked and found in place): the
+	# steps still end with the pages in their shares
+	hold 16
+	out=$(bwapd --file $F --model "$MODEL" tune --pid $hp --workload "$WL" --max-steps 1 \
+		--rate 2000 --json 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/# /'
+	check "tuner: --rate 2000: exit status" 0 $rc
+	check "tuner: --rate 2000: the moves were not cut short" 0 "$(echo "$out" | grep -c 'stopped with')"
+	# shellcheck disable=SC2046 # four numbers
+	pages_follow "tuner: --rate 2000" $(echo "$out" | last_weights)
+	kill $hp
+	wait $hp 2>/dev/null
+
 	# another program's kdamond: bwapd leaves it alone and says so
 	if [ $placement = damon ]; then
 		hold 16

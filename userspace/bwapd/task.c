@@ -588,9 +588,14 @@ static int task_migrate(struct bwapd_target *t, const uint8_t *w, int nr,
 /*
  * The scheme for weights w: the mappings the tuner steers, adjacent ones
  * as one range; past BWAPD_DAMON_MAX_RANGES, those with the most pages.
+ * With pages, also their pages per node, and in *slack how far from the
+ * weights' shares DAMON's placement may leave them: it places a range's
+ * pages in runs of the weights' sum along their offsets, so a range is
+ * off by up to half that sum, or its own pages where it has fewer.
  */
 static int damon_place(struct bwapd_target *t, const uint8_t *w, int nr,
-		       struct bwapd_damon_place *p, uint64_t *pages)
+		       struct bwapd_damon_place *p, uint64_t *pages,
+		       double *slack)
 {
 	struct task *k = task_of(t);
 	struct bwapd_damon_range r[BWAPD_DAMON_MAX_RANGES];
@@ -637,6 +642,15 @@ static int damon_place(struct bwapd_target *t, const uint8_t *w, int nr,
 	memcpy(p->range, r, sizeof(*r) * (size_t)n);
 	if (pages)
 		memcpy(pages, vs.pages, sizeof(*pages) * (size_t)t->nr_nodes);
+	if (slack) {
+		double half = 0;
+
+		for (j = 0; j < p->nr_nodes; j++)
+			half += w[j] / 2.0;
+		*slack = (double)vs.total / 1000;
+		for (i = 0; i < n; i++)
+			*slack += fmin((double)rp[i], half);
+	}
 	free(vs.v);
 	return 0;
 }
@@ -663,7 +677,7 @@ static int damon_set_weights(struct bwapd_target *t, const uint8_t *w, int nr)
 	struct task *k = task_of(t);
 	struct bwapd_damon_stats s = { 0 };
 	struct bwapd_damon_place p;
-	int ret = damon_place(t, w, nr, &p, NULL);
+	int ret = damon_place(t, w, nr, &p, NULL, NULL);
 
 	/*
 	 * What DAMON moved so far, read before the new weights reach it: the
@@ -746,7 +760,8 @@ static void damon_short(struct bwapd_target *t, const uint64_t *pages,
 
 /*
  * Wait until DAMON has placed the pages by w: until they are in their
- * shares, or three passes of the scheme moved nothing more.
+ * shares, or three passes of the scheme moved nothing more (fifteen
+ * where the quota stopped them: it lets more through every second).
  */
 static int damon_migrate(struct bwapd_target *t, const uint8_t *w, int nr,
 			 struct bwapd_migration *m)
@@ -755,10 +770,11 @@ static int damon_migrate(struct bwapd_target *t, const uint8_t *w, int nr,
 	struct bwapd_damon_stats s0, s;
 	uint64_t pages[BWAPD_MAX_NODES] = { 0 }, total = 0, off = 0;
 	uint64_t best = UINT64_MAX;
-	uint64_t tried;
-	double start = now_s(), slack, wsum = 0;
+	uint64_t tried, qt;
+	int paced;
+	double start = now_s(), slack = 0;
 	int idle = 0, polls = 0, n = nr < t->nr_nodes ? nr : t->nr_nodes;
-	int j, ret;
+	int ret;
 
 	memset(m, 0, sizeof(*m));
 	ret = bwapd_damon_stats(k->damon, &s0, t->why, sizeof(t->why));
@@ -767,16 +783,14 @@ static int damon_migrate(struct bwapd_target *t, const uint8_t *w, int nr,
 	s = s0;
 	s0.sz_applied = k->applied0;
 	tried = s0.nr_tried;
-	for (j = 0; j < n; j++)
-		wsum += w[j];
+	qt = s0.qt_exceeds;
 	for (;;) {
 		struct bwapd_damon_place p;
 
-		ret = damon_place(t, w, nr, &p, pages);
+		ret = damon_place(t, w, nr, &p, pages, &slack);
 		if (ret)
 			break;
 		off = off_share(pages, w, n, &total);
-		slack = (double)p.nr_ranges * wsum + (double)total / 1000;
 		bwapd_log(BWAPD_LOG_DEBUG, "process %d: DAMON: %llu of %llu pages "
 			  "off their shares (%.0f allowed), %llu regions tried",
 			  (int)t->pid, (unsigned long long)off,
@@ -793,14 +807,20 @@ static int damon_migrate(struct bwapd_target *t, const uint8_t *w, int nr,
 		if (ret)
 			break;
 		if (s.nr_tried > tried) {
+			/*
+			 * A pass that moved nothing closer.  Where the quota
+			 * stopped it, the next quota interval (1 s) goes on:
+			 * wait for three of them.
+			 */
+			paced = s.qt_exceeds > qt;
 			tried = s.nr_tried;
+			qt = s.qt_exceeds;
 			polls = 0;
 			if (off < best) {
 				best = off;
 				idle = 0;
-			} else if (++idle == 3) {
-				damon_short(t, pages, w, total, off,
-					    s.qt_exceeds > s0.qt_exceeds);
+			} else if (++idle == (paced ? 15 : 3)) {
+				damon_short(t, pages, w, total, off, paced);
 				m->failed = off;
 				break;
 			}
@@ -835,7 +855,8 @@ static int task_wait(struct bwapd_target *t, double seconds)
 	if (ret || !k->damon)
 		return ret;
 	/* mappings made since: their pages are the scheme's too */
-	ret = damon_place(t, k->place.weights, k->place.nr_nodes, &p, NULL);
+	ret = damon_place(t, k->place.weights, k->place.nr_nodes, &p, NULL,
+			  NULL);
 	if (!ret && (p.nr_ranges != k->place.nr_ranges ||
 		     memcmp(p.range, k->place.range,
 			    sizeof(p.range[0]) * (size_t)p.nr_ranges)))
