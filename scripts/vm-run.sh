@@ -16,8 +16,7 @@
 #
 # Environment: VM_TIMEOUT, VM_APPEND (extra kernel parameters),
 # VM_TEST_TIMEOUT (per-program limit in the guest), QEMU, QEMU_CPU (max),
-# QEMU_ACCEL (tcg,thread=multi; single for Debian's kernels, see below),
-# VM_ICOUNT=1 (guest clocks advance by
+# QEMU_ACCEL (tcg,thread=multi), VM_ICOUNT=1 (guest clocks advance by
 # executed instructions, -icount shift=0,sleep=off: repeatable timings for
 # benchmarks, on one host thread, with only the boot CPU online).
 #
@@ -36,7 +35,6 @@ EXTRA_APPEND=${VM_APPEND:-}
 QEMU=${QEMU:-qemu-system-x86_64}
 QEMU_CPU=${QEMU_CPU:-max}
 # Multi-threaded TCG: no KVM is assumed on build/CI machines.
-ACCEL_SET=${QEMU_ACCEL:+1}
 QEMU_ACCEL=${QEMU_ACCEL:-tcg,thread=multi}
 ICOUNT=() ICOUNT_APPEND=''
 if [ "${VM_ICOUNT:-0}" = 1 ]; then
@@ -72,16 +70,6 @@ for v in "$KERNEL" "$INITRD" "$TOPO" "$MODE" "$OUT"; do
 	[ -n "$v" ] || usage
 done
 [ -f "$KERNEL" ] || die "kernel image $KERNEL not found"
-# Debian's kernels (upstream_kernel in lib.sh) patch their own code at
-# run time, static keys and calls, through int3 breakpoints.  Under
-# multi-threaded TCG another vCPU may run a stale translation of a site
-# being patched and die on its int3 ("Oops: int3", seen in 7.3's
-# enqueue_task_fair at boot and in __schedule).  One host thread for all
-# vCPUs keeps the translations coherent.
-case $(realpath "$KERNEL") in
-"$(realpath -m "$BUILD_DIR/upstream")"/*)
-	[ -n "$ACCEL_SET" ] || QEMU_ACCEL=tcg,thread=single ;;
-esac
 [ -f "$INITRD" ] || die "initramfs $INITRD not found"
 case $MODE in test|demo|bench|shell) ;; *) die "unknown mode '$MODE'" ;; esac
 [[ $TIMEOUT =~ ^[0-9]+$ ]] || die "--timeout wants seconds"
