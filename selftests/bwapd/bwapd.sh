@@ -249,7 +249,7 @@ else
 	: >/tmp/other.out
 	numactl --cpunodebind=1 --weighted-interleave=1-3 $HOLD 16 >/tmp/other.out 2>&1 &
 	op=$!
-	hold 64
+	hold 48
 	other=$(grep 'anon=' /proc/$op/numa_maps | grep weighted)
 	g0=$(globals)
 	k0=$(kdamonds)
@@ -308,7 +308,7 @@ else
 	wait $hp 2>/dev/null
 
 	# the target killed while it is tuned
-	hold 64
+	hold 48
 	(sleep 2; kill $hp) &
 	out=$(bwapd --file $F --model "$MODEL" tune --pid $hp --workload "$WL" 2>&1)
 	rc=$?
