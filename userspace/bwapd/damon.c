@@ -601,13 +601,18 @@ static int with_record(const char *dir, int (*change)(struct record *, void *),
 
 /* ---- the keeper ---- */
 
-static int remove_tuner(struct record *r, void *arg)
+/* Who leaves the record: a process, or every process of a tuner (0: none). */
+struct leaver {
+	pid_t pid, tuner;
+};
+
+static int remove_entries(struct record *r, void *arg)
 {
-	pid_t tuner = *(pid_t *)arg;
+	const struct leaver *l = arg;
 	int i, n = 0;
 
 	for (i = 0; i < r->nr; i++)
-		if (r->e[i].tuner != tuner)
+		if (r->e[i].pid != l->pid && r->e[i].tuner != l->tuner)
 			r->e[n++] = r->e[i];
 	r->nr = n;
 	return 0;
@@ -621,7 +626,8 @@ static int remove_tuner(struct record *r, void *arg)
  */
 static pid_t keeper_start(const char *dir, int *wfd)
 {
-	pid_t tuner = getpid(), k;
+	struct leaver l = { .tuner = getpid() };
+	pid_t k;
 	int p[2], fd;
 	char c, why[512];
 
@@ -646,7 +652,7 @@ static pid_t keeper_start(const char *dir, int *wfd)
 			close(fd);
 	while (read(p[0], &c, 1) < 0 && errno == EINTR)
 		;
-	if (with_record(dir, remove_tuner, &tuner, why, sizeof(why)))
+	if (with_record(dir, remove_entries, &l, why, sizeof(why)))
 		bwapd_log(BWAPD_LOG_WARNING, "DAMON: %s", why);
 	_exit(0);
 }
@@ -830,26 +836,16 @@ int bwapd_damon_stats(struct bwapd_damon *d, struct bwapd_damon_stats *s,
 	return ret;
 }
 
-static int remove_pid(struct record *r, void *arg)
-{
-	pid_t pid = *(pid_t *)arg;
-	int i, n = 0;
-
-	for (i = 0; i < r->nr; i++)
-		if (r->e[i].pid != pid)
-			r->e[n++] = r->e[i];
-	r->nr = n;
-	return 0;
-}
-
 void bwapd_damon_close(struct bwapd_damon *d)
 {
+	struct leaver l = { 0 };
 	char why[512];
 
 	if (!d)
 		return;
+	l.pid = d->pid;
 	if (d->placed &&
-	    with_record(d->dir, remove_pid, &d->pid, why, sizeof(why)))
+	    with_record(d->dir, remove_entries, &l, why, sizeof(why)))
 		bwapd_log(BWAPD_LOG_WARNING, "DAMON: %s", why);
 	free(d);
 	if (!--keeper_users)
