@@ -145,6 +145,16 @@ hold() {
 		i=$((i + 1))
 	done
 }
+# await_tuned FILE PID: until bwapd's output FILE says a tuning ended, or
+# process PID is gone (300 s at most)
+await_tuned() {
+	i=0
+	while ! grep -q 'DWP [0-9.]* after [0-9]* steps' "$1" && [ $i -lt 3000 ] &&
+		kill -0 "$2" 2>/dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
 # pages_follow LABEL W0 W1 W2 W3: the weighted pages of process $hp lie
 # on the nodes in these weights' shares (within 1 %)
 pages_follow() {
@@ -320,8 +330,10 @@ else
 
 	# --rate paces the moves (move_pages(2) in paced batches, or DAMON's
 	# quota, which also counts the pages walked and found in place): the
-	# steps still end with the pages in their shares
-	hold 16
+	# steps still end with the pages in their shares (32 MiB: where the
+	# quota stops DAMON, up to half the weights' sum of pages may be left
+	# off, within the 1 % of pages_follow)
+	hold 32
 	out=$(bwapd --file $F --model "$MODEL" tune --pid $hp --workload "$WL" --max-steps 1 \
 		--rate 2000 --json 2>&1)
 	rc=$?
@@ -412,12 +424,7 @@ else
 	bwapd --file $F --model "$MODEL" tune --pid $hp --workload "$WL" --watch 0 \
 		>/tmp/follow.out 2>&1 &
 	bp=$!
-	i=0
-	while ! grep -q 'DWP [0-9.]* after [0-9]* steps' /tmp/follow.out && [ $i -lt 3000 ] &&
-		kill -0 $bp 2>/dev/null; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	await_tuned /tmp/follow.out $bp
 	if [ $placement = damon ]; then following=$((k0 + 1)); else following=$k0; fi
 	check "tuner: SIGTERM: DAMON in use while it follows" "$following" "$(kdamonds)"
 	kill -TERM $bp
@@ -436,12 +443,7 @@ else
 	numactl --cpunodebind=0 bwapd --file $F --model "$MODEL" exec --workload "$WL" \
 		--wait-stable -- $HOLD --stable --seconds 300 32 >/tmp/exec.out 2>&1 &
 	ep=$!
-	i=0
-	while ! grep -q 'DWP [0-9.]* after [0-9]* steps' /tmp/exec.out && [ $i -lt 3000 ] &&
-		kill -0 $ep 2>/dev/null; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	await_tuned /tmp/exec.out $ep
 	killall -USR1 wi_hold
 	told=$?
 	wait $ep
