@@ -66,7 +66,7 @@ TIMED      = scripts/timed.sh $(STAGES)
 .PHONY: help deps source kernel kernels kernel-deb harness-source selftests numactl \
 	numactl-deb numactl-check numactl-package-check initramfs check checkpatch host-tests \
 	shellcheck manlint series-build demo bench bench-kernel \
-	compare-upstream shell clean model model-check bench-model bench-bwapd bench-inspect check-signature bwapd bwapd-check bwapd-static \
+	compare-upstream shell clean model model-check bench-model bench-bwapd bench-inspect bench-tuner check-signature bwapd bwapd-check bwapd-static \
 	bwapd-deb bwapd-package-check
 
 help:
@@ -108,6 +108,9 @@ help:
 	@echo '  model-check   the model'"'"'s tests under ASan/UBSan on the host (TAP in'
 	@echo '                build/results/host/tap/model-*.tap)'
 	@echo '  bench-model   model predictions per second, exhaustive search time'
+	@echo '  bench-tuner   the tuner against the weight-vector optimum on every model'
+	@echo '                preset, worker set and workload, 5 seeds, 1 % noise'
+	@echo '                (BENCH_TUNER_ARGS: --seeds N --noise X --off X --only M)'
 	@echo '  bench-bwapd   the daemon following 256 processes in numa4: CPU time and'
 	@echo '                memory per tuned process'
 	@echo '  bench-inspect what bwapd inspect'"'"'s sampling costs a process (stock 7.3,'
@@ -339,6 +342,9 @@ BWAPD_MAKE = $(MAKE) --no-print-directory -C userspace/bwapd KSRC=$(KSRC) \
 
 bwapd: deps
 	@$(BWAPD_MAKE) all
+
+bench-tuner: deps
+	@$(BWAPD_MAKE) bench-tuner BENCH_TUNER_ARGS="$(BENCH_TUNER_ARGS)"
 
 # A static bwapd for the test machine (/usr/sbin/bwapd, tested by
 # selftests/bwapd/bwapd.sh).

@@ -16,9 +16,12 @@ struct bwapd_counters {
 	uint64_t cycles;
 	uint64_t instructions;
 	uint64_t mem_accesses;		/* last-level cache misses */
+	uint64_t read_bytes;		/* the memory controllers' traffic */
+	uint64_t write_bytes;
 	unsigned int have;
 #define BWAPD_HAVE_STALLS	(1u << 0)
 #define BWAPD_HAVE_MAPI		(1u << 1)	/* instructions and accesses */
+#define BWAPD_HAVE_RW		(1u << 2)	/* read and write bytes */
 };
 
 /* What a migration did. */
@@ -63,6 +66,12 @@ struct bwapd_target {
 	 * "global" (the global weights); NULL for a modelled workload.
 	 */
 	const char *placement;
+	/*
+	 * A weight of 0 leaves the node out of the placement (DAMON's
+	 * destinations, a workload of the model); else 0 means something
+	 * else (the global weight) and every node keeps a page in 1/sum.
+	 */
+	int leave_out;
 	int nr_nodes;
 	char why[256];			/* the reason of the last error */
 	void *priv;

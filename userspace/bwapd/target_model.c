@@ -9,7 +9,9 @@
  * workload's demand: a thread that never waits for memory retires one
  * instruction per cycle while it moves demand_gbps, so every byte moved
  * stands for cpu_ghz / demand_gbps instructions, and every 64 bytes is
- * one last-level cache miss.  Both are as noisy as the other counters.
+ * one last-level cache miss.  The memory controllers' counters split the
+ * traffic into reads and writes (as uncore counters do for a machine
+ * that runs one application).  All are as noisy as the other counters.
  *
  * Several workloads can share the machine (co-scheduled jobs on disjoint
  * nodes, bwm_predict_corun): each is a target of its own, and time runs
@@ -40,6 +42,7 @@ struct world {
 	double now;
 	uint64_t stalls[BWM_MAX_CORUN], cycles[BWM_MAX_CORUN];
 	uint64_t insns[BWM_MAX_CORUN], accesses[BWM_MAX_CORUN];
+	uint64_t reads[BWM_MAX_CORUN], writes[BWM_MAX_CORUN];
 	struct bwapd_target *real;	/* one workload in front of a process */
 	double noise;
 	struct bwm_rng rng;
@@ -132,6 +135,8 @@ static int run(struct world *w, double seconds)
 					   w->m.cpu_ghz * 1e9 * seconds + 0.5);
 		w->insns[i] += noisy(w, bytes * w->m.cpu_ghz / wl->demand_gbps);
 		w->accesses[i] += noisy(w, bytes / BWM_LINE_BYTES);
+		w->reads[i] += noisy(w, bytes * wl->read);
+		w->writes[i] += noisy(w, bytes * (1 - wl->read));
 	}
 	w->now += seconds;
 	return 0;
@@ -149,7 +154,9 @@ static int m_counters(struct bwapd_target *t, struct bwapd_counters *c)
 	c->cycles = w->cycles[i];
 	c->instructions = w->insns[i];
 	c->mem_accesses = w->accesses[i];
-	c->have = BWAPD_HAVE_STALLS | BWAPD_HAVE_MAPI;
+	c->read_bytes = w->reads[i];
+	c->write_bytes = w->writes[i];
+	c->have = BWAPD_HAVE_STALLS | BWAPD_HAVE_MAPI | BWAPD_HAVE_RW;
 	return 0;
 }
 
@@ -295,6 +302,7 @@ int bwapd_target_model_group(struct bwapd_target *t, int nr,
 		t[i].ops = &model_target_ops;
 		t[i].priv = p[i];
 		t[i].pid = real ? real->pid : 0;
+		t[i].leave_out = real ? real->leave_out : 1;
 		t[i].workers = wl[i].workers;
 		t[i].nr_nodes = m->nr_nodes;
 	}

@@ -193,6 +193,7 @@ void bwapd_target_process_global(struct bwapd_target *t)
 {
 	task_of(t)->global = 1;
 	t->placement = "global";
+	t->leave_out = 0;
 }
 
 void bwapd_target_process_damon(struct bwapd_target *t, const char *dir,
@@ -205,6 +206,7 @@ void bwapd_target_process_damon(struct bwapd_target *t, const char *dir,
 			       (uint64_t)(pages_per_s * (double)k->page_size) : 0;
 	snprintf(k->damon_dir, sizeof(k->damon_dir), "%s", dir);
 	t->placement = "damon";
+	t->leave_out = 1;
 }
 
 /* Does the kernel have the weights calls (or a filter in their way)? */

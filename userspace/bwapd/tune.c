@@ -1,22 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The DWP tuner (BWAP section III-B): find the data-to-worker proximity
- * that minimises an application's stall rate, steering its own weights.
+ * The tuner: the placement that minimises an application's stall metric,
+ * steered through its own weights.
  *
+ * With the model of the machine (and memory accesses counted) it
+ * predicts, then refines.  Every measured setting is a point: the
+ * placement, the traffic and the share of cycles not stalled.  The
+ * application is fitted to the model from the points so far
+ * (bestshot.c) and the next setting is the whole weight vector the
+ * fitted model predicts best, nodes left out where the target's weights
+ * can leave them out; the first is the best shot, each next one uses one
+ * more point.  The search stops when the model no longer predicts a gain
+ * of min_gain over the best setting measured, when it proposes a setting
+ * already measured, or after max_steps.
+ *
+ * Without the model it is the paper's DWP tuner (BWAP section III-B).
  * DWP d moves the canonical page shares towards the worker nodes: the
  * workers get S + d (1 - S) of the pages (S: their canonical share), the
  * ratios inside the workers and inside the other nodes stay canonical.
- * Each setting is applied as the target's weights and by moving the
- * pages whose node changes, then measured: n stall-rate samples over t
- * seconds, the c highest and c lowest dropped, the rest averaged.
- *
  * The paper's search raises DWP by x while the stall rate falls and stops
  * at the first setting that does not help, where it stays (its user-level
  * placement could not move pages back).  Here the search can go both
  * ways: from a non-zero start it also tries lower settings, it then
  * refines around the best setting with a finer step, and it ends on the
- * best setting measured, moving pages back if it has to.  Every setting
- * tried is a step; max_steps bounds them.
+ * best setting measured, moving pages back if it has to.
+ *
+ * Both apply each setting as the target's weights and by moving the
+ * pages whose node changes, then measure it: n metric samples over t
+ * seconds, the c highest and c lowest dropped, the rest averaged.  Every
+ * setting tried after the start is a step; max_steps bounds them.
  */
 #include <errno.h>
 #include <math.h>
@@ -24,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bestshot.h"
 #include "tune.h"
 
 #define MAX_SAMPLES	1000
@@ -38,6 +51,7 @@ void bwapd_tune_opts_default(struct bwapd_tune_opts *o)
 	o->step = 0.10;
 	o->fine_step = 0.025;
 	o->max_steps = 10;
+	o->min_gain = 0.005;
 	o->min_mapi = 0.001;
 	o->phase_change = 0.25;
 	o->phase_periods = 3;
@@ -56,7 +70,7 @@ int bwapd_tune_opts_check(const struct bwapd_tune_opts *o)
 	    !(o->fine_step >= 0 && o->fine_step <= 1) || o->max_steps < 0 ||
 	    o->max_steps > MAX_POINTS - 2 || !(o->min_mapi >= 0) ||
 	    !(o->floor >= 0 && o->floor <= o->start && o->start <= 1) ||
-	    !(o->phase_change > 0) ||
+	    !(o->phase_change > 0) || !(o->min_gain >= 0 && o->min_gain < 1) ||
 	    o->phase_periods < 1 || !(o->watch_every >= 0) || !(o->protect >= 0 && o->protect < 1) || !(o->u8_err >= 0 && o->u8_err < 1) ||
 	    !(o->migrate.pages_per_s >= 0))
 		return -EINVAL;
@@ -162,11 +176,15 @@ struct tuner {
 	const double *canonical;
 	struct bwapd_tune_result *r;
 	double cur;			/* the target's DWP */
+	uint8_t cur_w[BWAPD_MAX_NODES];
 	double best, best_rate, best_se;
 	double last_rate, last_se;	/* of the last setting measured */
 	uint8_t best_w[BWAPD_MAX_NODES];
 	int nr;
-	double d[MAX_POINTS];		/* settings measured */
+	double d[MAX_POINTS];		/* settings measured: DWP, */
+	uint8_t w[MAX_POINTS][BWAPD_MAX_NODES];	/* weights */
+	int npts;			/* ... and points for the fit */
+	struct bwapd_point pt[MAX_POINTS];
 };
 
 static int measured(const struct tuner *tu, double d)
@@ -179,10 +197,79 @@ static int measured(const struct tuner *tu, double d)
 	return 0;
 }
 
-/* Weights and pages for DWP d; then, if 'measure', its stall rate. */
-static int step(struct tuner *tu, double d, const char *what, int measure)
+static int measured_w(const struct tuner *tu, const uint8_t *w)
+{
+	int i;
+
+	for (i = 0; i < tu->nr; i++)
+		if (!memcmp(tu->w[i], w, (size_t)tu->t->nr_nodes))
+			return 1;
+	return 0;
+}
+
+double bwapd_weights_dwp(const double *canonical, int nr_nodes,
+			 uint32_t workers, const uint8_t *w)
+{
+	double f[BWAPD_MAX_NODES], s0 = 0, s = 0;
+	int j;
+
+	if (bwm_weights_to_fractions(w, nr_nodes, f))
+		return 0;
+	for (j = 0; j < nr_nodes; j++) {
+		if (!(workers & (1u << j)))
+			continue;
+		s0 += canonical[j];
+		s += f[j];
+	}
+	return s0 < 1 - 1e-9 ? round((s - s0) / (1 - s0) * 1e4) / 1e4 : 0;
+}
+
+/*
+ * The point of the setting just measured: where the pages are (as the
+ * target reports them, else as the weights say), the traffic and the
+ * unstalled share between counter readings a and b.
+ */
+static void add_point(struct tuner *tu, const uint8_t *w,
+		      const struct bwapd_counters *a,
+		      const struct bwapd_counters *b)
+{
+	struct bwapd_point *p = &tu->pt[tu->npts];
+	uint64_t pages[BWAPD_MAX_NODES], total = 0;
+	double dt = b->seconds - a->seconds;
+	int n = tu->t->nr_nodes, j;
+
+	if (!((a->have & b->have) & BWAPD_HAVE_MAPI) || !(dt > 0) ||
+	    b->cycles <= a->cycles || tu->npts >= MAX_POINTS)
+		return;
+	if (!tu->t->ops->pages(tu->t, pages, n))
+		for (j = 0; j < n; j++)
+			total += pages[j];
+	if (total)
+		for (j = 0; j < n; j++)
+			p->frac[j] = (double)pages[j] / (double)total;
+	else if (bwm_weights_to_fractions(w, n, p->frac))
+		return;
+	p->gbps = (double)(b->mem_accesses - a->mem_accesses) *
+		  BWM_LINE_BYTES / dt / 1e9;
+	p->busy = 1 - (double)(b->stall_cycles - a->stall_cycles) /
+		      (double)(b->cycles - a->cycles);
+	p->read = -1;
+	if ((a->have & b->have) & BWAPD_HAVE_RW) {
+		double rd = (double)(b->read_bytes - a->read_bytes);
+		double wr = (double)(b->write_bytes - a->write_bytes);
+
+		if (rd + wr > 0)
+			p->read = rd / (rd + wr);
+	}
+	tu->npts++;
+}
+
+/* Weights w (DWP d) and their pages; then, if 'measure', the metric. */
+static int apply(struct tuner *tu, const uint8_t *w, double d,
+		 double predicted, const char *what, int measure)
 {
 	struct bwapd_target *t = tu->t;
+	struct bwapd_counters a, b;
 	struct bwapd_tune_step st;
 	int n = t->nr_nodes, ret;
 
@@ -192,13 +279,8 @@ static int step(struct tuner *tu, double d, const char *what, int measure)
 	st.what = what;
 	st.mapi = -1;
 	st.stall_rate = -1;
-	ret = bwapd_dwp_weights(tu->canonical, n, t->workers, d,
-				tu->o->u8_err, st.weights);
-	if (ret) {
-		snprintf(t->why, sizeof(t->why),
-			 "no weights for DWP %.3f: %s", d, strerror(-ret));
-		return ret;
-	}
+	st.predicted = predicted;
+	memcpy(st.weights, w, (size_t)n);
 	ret = t->ops->set_weights(t, st.weights, n);
 	if (ret)
 		return ret;
@@ -206,10 +288,15 @@ static int step(struct tuner *tu, double d, const char *what, int measure)
 	tu->r->moved += st.migration.moved;
 	tu->r->failed += st.migration.failed;
 	tu->cur = d;
+	memcpy(tu->cur_w, st.weights, sizeof(st.weights));
 	memcpy(tu->r->weights, st.weights, sizeof(st.weights));
+	if (!ret && measure)
+		ret = tu->m->ops->counters(tu->m, &a);
 	if (!ret && measure)
 		ret = bwapd_measure(tu->m, tu->o, &st.stall_rate, &st.mapi,
 				    &tu->last_se);
+	if (!ret && measure && !tu->m->ops->counters(tu->m, &b) && tu->m == t)
+		add_point(tu, st.weights, &a, &b);
 	if (ret && tu->m != t)
 		memcpy(t->why, tu->m->why, sizeof(t->why));
 	if (ret)
@@ -217,7 +304,8 @@ static int step(struct tuner *tu, double d, const char *what, int measure)
 	if (measure) {
 		if (tu->nr)
 			tu->r->steps++;
-		tu->d[tu->nr++] = d;
+		tu->d[tu->nr] = d;
+		memcpy(tu->w[tu->nr++], st.weights, sizeof(st.weights));
 		tu->r->stall_rate = st.stall_rate;
 		tu->last_rate = st.stall_rate;
 		if (tu->nr == 1 || st.stall_rate < tu->best_rate) {
@@ -237,6 +325,23 @@ static int step(struct tuner *tu, double d, const char *what, int measure)
 		tu->o->log(tu->o->log_arg, &st);
 	}
 	return 0;
+}
+
+/* Weights and pages for DWP d; then, if 'measure', its stall rate. */
+static int step(struct tuner *tu, double d, const char *what, int measure)
+{
+	struct bwapd_target *t = tu->t;
+	uint8_t w[BWAPD_MAX_NODES] = { 0 };
+	int ret;
+
+	ret = bwapd_dwp_weights(tu->canonical, t->nr_nodes, t->workers, d,
+				tu->o->u8_err, w);
+	if (ret) {
+		snprintf(t->why, sizeof(t->why),
+			 "no weights for DWP %.3f: %s", d, strerror(-ret));
+		return ret;
+	}
+	return apply(tu, w, d, -1, what, measure);
 }
 
 static double clamp(const struct tuner *tu, double d)
@@ -303,6 +408,157 @@ static int search(struct tuner *tu)
 	return ret;
 }
 
+/*
+ * Weights for shares f, a node left out only where the target can; and
+ * -EAGAIN if they would move less than MIN_MOVE of the pages from the
+ * shares 'from': a difference the measurements cannot tell, not worth a
+ * step.
+ */
+#define MIN_MOVE	0.01
+static int share_weights(const struct tuner *tu, const double *from,
+			 double *f, uint8_t *w)
+{
+	int n = tu->t->nr_nodes, j;
+	double sum = 0, moved = 0, g[BWAPD_MAX_NODES];
+
+	for (j = 0; j < n; j++) {
+		if (!(f[j] > 0))
+			f[j] = 0;
+		if (!tu->t->leave_out && tu->canonical[j] > 0 &&
+		    f[j] < MIN_SHARE)
+			f[j] = MIN_SHARE;
+		sum += f[j];
+	}
+	if (!(sum > 0))
+		return -EINVAL;
+	for (j = 0; j < n; j++)
+		f[j] /= sum;
+	if (bwm_fractions_to_u8(f, n, tu->o->u8_err, w, NULL) < 0 ||
+	    bwm_weights_to_fractions(w, n, g))
+		return -EINVAL;
+	for (j = 0; j < n; j++)
+		moved += fabs(g[j] - from[j]) / 2;
+	return moved < MIN_MOVE ? -EAGAIN : 0;
+}
+
+/*
+ * The model's next setting: the application fitted to every point so
+ * far.  Where the points leave its parallelism open (a range of it fits
+ * them as well: at placements where bandwidth, not latency, bounds the
+ * run, every large parallelism fits), one view at each end of the range
+ * and one between them.  The next setting is the best one of the view
+ * that predicts the largest gain over the best setting measured
+ * (optimism where the points cannot tell: measuring it either finds the
+ * gain or rules that view out).  0 and shares f if that gain is over
+ * min_gain; *g: that view's prediction.
+ */
+#define NR_VIEWS	3
+static int next_setting(const struct tuner *tu, double *f, double *g)
+{
+	const struct bwapd_tune_opts *o = tu->o;
+	const struct bwm_machine *m = o->machine;
+	struct bwapd_target *t = tu->t;
+	struct bwm_workload v[NR_VIEWS];
+	double from[BWAPD_MAX_NODES], shot[BWAPD_MAX_NODES], best, range[2];
+	double gain = 0;
+	int n = t->nr_nodes, nv = 1, k;
+
+	if (bwapd_fit(m, t->workers, 0, tu->pt, tu->npts, &v[0], NULL, range) ||
+	    bwm_weights_to_fractions(tu->best_w, n, from))
+		return -EINVAL;
+	if (range[1] > range[0] * 1.05) {
+		v[1] = v[2] = v[0];
+		v[0].mlp = sqrt(range[0] * range[1]);
+		v[1].mlp = range[0];
+		v[2].mlp = range[1];
+		nv = NR_VIEWS;
+	}
+	for (k = 0; k < nv; k++) {
+		double r;
+
+		if (bwapd_best_shot(m, &v[k], tu->canonical, from,
+				    t->leave_out, MIN_SHARE, shot, &best))
+			return -EINVAL;
+		r = best / bwapd_fit_gbps(m, &v[k], from);
+		if (r > gain) {
+			gain = r;
+			*g = best;
+			memcpy(f, shot, sizeof(double) * n);
+		}
+	}
+	return gain > 1 + o->min_gain ? 0 : -EAGAIN;
+}
+
+/*
+ * Predict, measure, fit again: next_setting() while it predicts a gain
+ * worth a step and its settings keep helping.  Then, on the measured
+ * metric alone, a line search from the best setting in the direction of
+ * the last move that helped (a model that fits the points can still be
+ * wrong beyond them, and a model of the machine that is off stays off):
+ * as far again, twice as far after each success; after a failure, half
+ * as far, once.  1 when the model's settings never helped: the DWP
+ * search goes on from the start.
+ */
+static int predict(struct tuner *tu)
+{
+	const struct bwapd_tune_opts *o = tu->o;
+	struct bwapd_target *t = tu->t;
+	double dir[BWAPD_MAX_NODES] = { 0 }, scale = 1;
+	int n = t->nr_nodes, ret = 0, trust = 1, halved = 0, missed = 0;
+	int helped_once = 0, j;
+
+	while (!ret && tu->r->steps < o->max_steps) {
+		double from[BWAPD_MAX_NODES], f[BWAPD_MAX_NODES], g = -1;
+		uint8_t w[BWAPD_MAX_NODES];
+		const char *what = tu->r->steps ? "predict" : "shot";
+		int helped;
+
+		if (bwm_weights_to_fractions(tu->best_w, n, from))
+			break;
+		if (!trust || next_setting(tu, f, &g) ||
+		    share_weights(tu, from, f, w) || measured_w(tu, w)) {
+			trust = 0;
+			for (j = 0; j < n; j++)
+				f[j] = from[j] + scale * dir[j];
+			if (!helped_once || share_weights(tu, from, f, w) ||
+			    measured_w(tu, w))
+				break;
+			g = -1;
+			what = "probe";
+		}
+		tu->r->predicted = 1;
+		ret = apply(tu, w, bwapd_weights_dwp(tu->canonical, n,
+						     t->workers, w),
+			    g, what, 1);
+		if (ret)
+			break;
+		helped = !memcmp(tu->best_w, w, (size_t)n);
+		if (helped) {
+			double now[BWAPD_MAX_NODES];
+
+			missed = 0;
+			helped_once = 1;
+			if (bwm_weights_to_fractions(w, n, now))
+				break;
+			for (j = 0; j < n; j++)
+				dir[j] = now[j] - from[j];
+			scale = trust ? 1 : 2;
+		} else if (trust) {
+			/* twice wrong in a row: the model is off here */
+			trust = ++missed < 2;
+			if (!trust && !helped_once)
+				return 1;
+			continue;
+		} else if (!halved) {
+			halved = 1;
+			scale = -0.5;	/* from the best, back the other way */
+		} else {
+			break;
+		}
+	}
+	return ret;
+}
+
 /* An empty result; the parameters checked before anything moves. */
 static int begin(struct bwapd_target *t, const struct bwapd_tune_opts *o,
 		 struct bwapd_tune_result *r)
@@ -330,10 +586,14 @@ int bwapd_tune(struct bwapd_target *t, const double *canonical,
 	if (!ret && r->mapi >= 0 && r->mapi < o->min_mapi) {
 		r->skipped = 1;
 	} else if (!ret) {
-		ret = search(&tu);
+		ret = o->machine && !o->dwp_only && !o->forward_only &&
+		      tu.npts ? predict(&tu) : 1;
+		if (ret > 0)
+			ret = search(&tu);
 		/* end on the best setting; the paper's search stays put */
-		if (!ret && !o->forward_only && tu.cur != tu.best)
-			ret = step(&tu, tu.best, "best", 0);
+		if (!ret && !o->forward_only &&
+		    memcmp(tu.cur_w, tu.best_w, (size_t)t->nr_nodes))
+			ret = apply(&tu, tu.best_w, tu.best, -1, "best", 0);
 		if (!ret && !o->forward_only)
 			r->stall_rate = tu.best_rate;
 	}
@@ -401,6 +661,7 @@ int bwapd_tune_cosched(struct bwapd_target *hi, struct bwapd_target *be,
 	}
 	/* stage 2: the best-effort job on its own, from the floor up */
 	o2 = *o;
+	o2.dwp_only = 1;	/* the floor is a DWP */
 	o2.start = *floor;
 	o2.floor = *floor;
 	return bwapd_tune(be, canonical, &o2, r);

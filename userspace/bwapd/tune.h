@@ -7,6 +7,7 @@
 #ifndef BWAPD_TUNE_H
 #define BWAPD_TUNE_H
 
+#include "bwmodel.h"
 #include "target.h"
 
 struct bwapd_tune_step;
@@ -17,8 +18,16 @@ struct bwapd_tune_opts {
 	double period;			/* t: seconds per step */
 	double step;			/* x: DWP step */
 	double fine_step;		/* refinement near the optimum; 0: none */
-	int max_steps;			/* DWP settings tried after the start */
+	int max_steps;			/* settings tried after the start */
 	int forward_only;		/* the paper's search: raise DWP only */
+	/*
+	 * The model of the machine: with it (and memory accesses counted)
+	 * the tuner predicts and refines the whole weight vector
+	 * (bestshot.h); without it, or with dwp_only, it searches DWP.
+	 */
+	const struct bwm_machine *machine;
+	int dwp_only;
+	double min_gain;		/* predicted gain worth a step, a share */
 	enum bwapd_metric {
 		BWAPD_METRIC_AUTO,	/* per instruction where counted */
 		BWAPD_STALL_RATE,	/* stalled cycles per second (paper) */
@@ -44,8 +53,9 @@ struct bwapd_tune_opts {
 struct bwapd_tune_step {
 	int step;			/* 0: the start */
 	double seconds;			/* target clock at the end */
-	double dwp;
+	double dwp;			/* of the weights: workers' share, moved */
 	double stall_rate;		/* the metric: per second or instruction */
+	double predicted;		/* model's traffic (GB/s) for it; -1: none */
 	double mapi;			/* -1: not known */
 	uint8_t weights[BWAPD_MAX_NODES];
 	struct bwapd_migration migration;
@@ -53,7 +63,8 @@ struct bwapd_tune_step {
 };
 
 struct bwapd_tune_result {
-	double dwp;
+	double dwp;			/* of the final weights */
+	int predicted;			/* 1: the model chose settings */
 	double stall_rate;
 	double mapi;
 	int steps;
@@ -76,8 +87,14 @@ int bwapd_measure(struct bwapd_target *t, const struct bwapd_tune_opts *o,
 int bwapd_dwp_weights(const double *canonical, int nr_nodes, uint32_t workers,
 		      double dwp, double u8_err, uint8_t *w);
 /*
- * Tune the target: weights for DWP 0 from the canonical fractions, then
- * the search.  The target always holds the weights of a measured DWP:
+ * The DWP of weights w: how far the workers' share of the pages lies
+ * from their canonical share S towards all of them, (share - S) / (1 - S).
+ */
+double bwapd_weights_dwp(const double *canonical, int nr_nodes,
+			 uint32_t workers, const uint8_t *w);
+/*
+ * Tune the target: weights for DWP 'start' from the canonical fractions,
+ * then the search.  The target always holds the weights of a measured DWP:
  * on error those of the best one so far (or of DWP 0).
  */
 int bwapd_tune(struct bwapd_target *t, const double *canonical,

@@ -108,6 +108,16 @@ int bwm_workload_load(const char *path, struct bwm_workload *wl,
 int bwm_workload_bind(const struct bwm_machine *m, struct bwm_workload *wl,
 		      uint32_t workers, int threads_per_worker,
 		      struct bwm_error *err);
+/*
+ * A preset machine (DIR/machines/MACHINE.json) and, unless workload is
+ * NULL, a preset workload (DIR/workloads/WORKLOAD.json) bound to it with
+ * worker set 'workers' (0: the file's), every core of each.  On error
+ * msg (len bytes) says which file and what is wrong in it.
+ */
+int bwm_preset_load(const char *dir, const char *machine,
+		    const char *workload, uint32_t workers,
+		    struct bwm_machine *m, struct bwm_workload *wl,
+		    char *msg, size_t len);
 int bwm_workload_nr_threads(const struct bwm_workload *wl);
 /* The node of thread t, threads numbered node by node; -1: no such. */
 int bwm_workload_thread_node(const struct bwm_workload *wl, int t);

@@ -210,3 +210,26 @@ int bwm_workload_load(const char *path, struct bwm_workload *wl,
 {
 	return bwm_parse_file(path, parse_cb, wl, err);
 }
+
+int bwm_preset_load(const char *dir, const char *machine,
+		    const char *workload, uint32_t workers,
+		    struct bwm_machine *m, struct bwm_workload *wl,
+		    char *msg, size_t len)
+{
+	struct bwm_error err;
+	char path[4096];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/machines/%s.json", dir, machine);
+	ret = bwm_machine_load(path, m, &err);
+	if (!ret && workload) {
+		snprintf(path, sizeof(path), "%s/workloads/%s.json", dir,
+			 workload);
+		ret = bwm_workload_load(path, wl, &err);
+		if (!ret)
+			ret = bwm_workload_bind(m, wl, workers, 0, &err);
+	}
+	if (ret)
+		bwm_error_format(&err, path, msg, len);
+	return ret;
+}

@@ -20,22 +20,12 @@ static double now_s(void)
 static int load(struct bwm_machine *m, struct bwm_workload *wl,
 		const char *wname, uint32_t workers)
 {
-	struct bwm_error err;
-	char path[4096], msg[512];
-	int ret;
+	char msg[512];
+	int ret = bwm_preset_load(BWM_DATADIR, "bwap-a", wname, workers, m, wl,
+				  msg, sizeof(msg));
 
-	snprintf(path, sizeof(path), "%s/machines/bwap-a.json", BWM_DATADIR);
-	ret = bwm_machine_load(path, m, &err);
-	if (!ret) {
-		snprintf(path, sizeof(path), "%s/workloads/%s.json",
-			 BWM_DATADIR, wname);
-		ret = bwm_workload_load(path, wl, &err);
-	}
-	if (!ret)
-		ret = bwm_workload_bind(m, wl, workers, 0, &err);
 	if (ret)
-		fprintf(stderr, "bwmodel-bench: %s\n",
-			bwm_error_format(&err, path, msg, sizeof(msg)));
+		fprintf(stderr, "bwmodel-bench: %s\n", msg);
 	return ret;
 }
 

@@ -40,23 +40,12 @@ static inline int bwm_test_load(const char *machine, const char *workload,
 				uint32_t workers, struct bwm_machine *m,
 				struct bwm_workload *wl)
 {
-	struct bwm_error err;
-	char path[4096], msg[512];
-	int ret;
+	char msg[512];
+	int ret = bwm_preset_load(BWM_DATADIR, machine, workload, workers, m,
+				  wl, msg, sizeof(msg));
 
-	snprintf(path, sizeof(path), "%s/machines/%s.json", BWM_DATADIR,
-		 machine);
-	ret = bwm_machine_load(path, m, &err);
-	if (!ret && workload) {
-		snprintf(path, sizeof(path), "%s/workloads/%s.json",
-			 BWM_DATADIR, workload);
-		ret = bwm_workload_load(path, wl, &err);
-		if (!ret)
-			ret = bwm_workload_bind(m, wl, workers, 0, &err);
-	}
 	if (ret)
-		fprintf(stderr, "# %s\n",
-			bwm_error_format(&err, path, msg, sizeof(msg)));
+		fprintf(stderr, "# %s\n", msg);
 	return ret;
 }
 

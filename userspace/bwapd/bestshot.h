@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The best shot (bestshot.c): an application fitted to the model of the
+ * machine from what the tuner measures anyway, and the placement the
+ * model then predicts best.  The tuner starts there and goes on from
+ * what the next measurement says.
+ */
+#ifndef BWAPD_BESTSHOT_H
+#define BWAPD_BESTSHOT_H
+
+#include "bwmodel.h"
+#include "bwapd.h"
+
+/* One measured placement. */
+struct bwapd_point {
+	double frac[BWAPD_MAX_NODES];	/* its pages' shares on each node */
+	double gbps;			/* memory traffic, all threads (LLC misses x 64) */
+	double busy;			/* share of cycles not stalled */
+	double read;			/* share of the traffic read; -1: not counted */
+};
+
+/*
+ * Fit workload parameters to the points: the demand (what a thread
+ * would move if it never waited: traffic over unstalled cycles), then
+ * the memory-level parallelism that makes the model predict the
+ * measured traffic at every point (least squares on its logarithm), and
+ * the read share: counted, or else fitted with it from two points on.  threads_per_worker 0: every core of the workers.  *rms
+ * (may be NULL): the fit's root-mean-square relative error.
+ * -EINVAL when the points say nothing (no traffic, never unstalled).
+ */
+int bwapd_fit(const struct bwm_machine *m, uint32_t workers,
+	      int threads_per_worker, const struct bwapd_point *p, int n,
+	      struct bwm_workload *wl, double *rms, double *range);
+
+/* The model's traffic for wl with its pages spread by frac (GB/s). */
+double bwapd_fit_gbps(const struct bwm_machine *m,
+		      const struct bwm_workload *wl, const double *frac);
+
+/*
+ * The shares the model predicts best for wl, hill-climbing from 'from'
+ * and from the best data-to-worker proximity of 'canonical'.  Without
+ * leave_out every node that has a canonical share keeps at least
+ * min_share (a weight cannot leave it out); *gbps the prediction.
+ */
+int bwapd_best_shot(const struct bwm_machine *m,
+		    const struct bwm_workload *wl, const double *canonical,
+		    const double *from, int leave_out, double min_share,
+		    double *frac, double *gbps);
+
+#endif /* BWAPD_BESTSHOT_H */

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The tuner measured against the optimum (bench-tuner.c, tests/tune.c):
+ * on the model's machine presets x worker sets x workload presets, with
+ * noise on every counter read and several seeds, the throughput of the
+ * weights the tuner leaves over that of the exhaustive weight-vector
+ * optimum, and the steps it took.  Include once.
+ */
+#ifndef BWAPD_TUNE_EVAL_H
+#define BWAPD_TUNE_EVAL_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "target.h"
+#include "tune.h"
+
+/* The presets the tuner's parameters were chosen on... */
+static const char *const tev_tuned[] = {
+	"bwap-a", "bwap-b", "haswell-2s-8c", "haswell-2s-18c", "dram-cxl",
+};
+/* ...and machines it was not: judged only once it was done. */
+static const char *const tev_held_out[] = {
+	"ring-8", "cxl-2s4", "snc-2s", "tiers-3",
+};
+static const char *const tev_workloads[] = {
+	"bandwidth-bound", "latency-bound", "mixed", "private-heavy",
+};
+
+#define TEV_NR(a)	((int)(sizeof(a) / sizeof((a)[0])))
+
+enum tev_mode {
+	TEV_PREDICT,		/* the default: best shot, then refits */
+	TEV_KEEP_NODES,		/* the same where weights cannot leave a node out */
+	TEV_DWP,		/* the DWP search (no model of the machine) */
+	TEV_PAPER,		/* --forward-only --metric rate */
+	TEV_NR_MODES
+};
+
+struct tev_run {
+	double of_opt;		/* throughput / the optimum's */
+	int steps;
+	double dwp;
+};
+
+/* A preset of the model; on error msg says what is wrong. */
+#define tev_load(machine, workload, workers, m, wl, msg) \
+	bwm_preset_load(BWM_DATADIR, machine, workload, workers, m, wl, msg, \
+			sizeof(msg))
+
+/*
+ * Worker sets of m: the first node with CPUs, the first two, and the
+ * first half of them when that is more; never every node (nothing would
+ * be remote).
+ */
+static inline int tev_worker_sets(const struct bwm_machine *m, uint32_t *sets)
+{
+	uint32_t cpu = bwm_cpu_nodes(m), all = (1u << m->nr_nodes) - 1, s = 0;
+	int want[3] = { 1, 2, __builtin_popcount(cpu) / 2 }, nr = 0, i, j;
+
+	for (i = 0; i < 3; i++) {
+		int k = 0;
+
+		s = 0;
+		for (j = 0; j < m->nr_nodes && k < want[i]; j++)
+			if (cpu & (1u << j)) {
+				s |= 1u << j;
+				k++;
+			}
+		for (j = 0; j < nr && sets[j] != s; j++)
+			;
+		if (want[i] < 1 || k < want[i] || s == all || j < nr)
+			continue;
+		sets[nr++] = s;
+	}
+	return nr;
+}
+
+/* Throughput of the pages spread by the weights w. */
+static inline double tev_weights_gbps(const struct bwm_machine *m,
+				      const struct bwm_workload *wl,
+				      const uint8_t *w)
+{
+	struct bwm_placement pl;
+	double f[BWM_MAX_NODES];
+
+	if (bwm_weights_to_fractions(w, m->nr_nodes, f))
+		return -1;
+	bwm_placement_interleave(&pl, m->nr_nodes, f);
+	return bwm_predict_throughput(m, wl, &pl);
+}
+
+/*
+ * The exhaustive weight-vector optimum: every placement in steps of
+ * 1/20 of the pages (1/12 on 6 nodes, 1/10 on more), then hill climbing
+ * down to 0.1 %; the best of that and every strategy of bwm_evaluate.
+ */
+static inline double tev_optimum(const struct bwm_machine *m,
+				 const struct bwm_workload *wl)
+{
+	struct bwm_eval_opts eo;
+	struct bwm_eval ev;
+
+	bwm_eval_opts_default(&eo);
+	eo.search_steps = m->nr_nodes > 6 ? 10 : m->nr_nodes > 4 ? 12 : 20;
+	if (bwm_evaluate(m, wl, &eo, &ev))
+		return -1;
+	return ev.r[BWM_OPTIMUM].pred.throughput_gbps;
+}
+
+/* Canonical shares of the workers: Eq. 5 on the noise-free profiling run. */
+static inline int tev_canonical(const struct bwm_machine *m, uint32_t workers,
+				double *canon)
+{
+	struct bwm_profile prof;
+
+	if (bwm_profile_run(m, workers, 1, 0, NULL, &prof))
+		return -1;
+	return bwm_canonical_fractions(prof.bw, m->nr_nodes, workers, canon);
+}
+
+/*
+ * The tuner's own view of m when its model is off: every bandwidth and
+ * latency of m scaled by 1 + off x U(-1, 1), drawn for the seed.
+ */
+static inline void tev_perturb(const struct bwm_machine *m, double off,
+			       uint64_t seed, struct bwm_machine *out)
+{
+	struct bwm_rng rng;
+	int i, j;
+
+	*out = *m;
+	bwm_rng_seed(&rng, seed);
+#define TEV_OFF(x)	((x) *= 1 + off * (2 * bwm_rng_uniform(&rng) - 1))
+	for (i = 0; i < m->nr_nodes; i++) {
+		TEV_OFF(out->node[i].ctrl_read_gbps);
+		TEV_OFF(out->node[i].ctrl_write_gbps);
+		if (out->node[i].interconnect_gbps > 0)
+			TEV_OFF(out->node[i].interconnect_gbps);
+		for (j = 0; j < m->nr_nodes; j++) {
+			if (!(m->read_gbps[i][j] > 0))
+				continue;
+			TEV_OFF(out->read_gbps[i][j]);
+			TEV_OFF(out->write_gbps[i][j]);
+			TEV_OFF(out->latency_ns[i][j]);
+		}
+	}
+#undef TEV_OFF
+}
+
+/*
+ * One tuning of wl on m, the counters noisy by 'noise' (seeded), in
+ * 'mode'; the tuner's model of the machine is 'view' (NULL: m itself).
+ */
+static inline int tev_tune(const struct bwm_machine *m,
+			   const struct bwm_machine *view,
+			   const struct bwm_workload *wl, const double *canon,
+			   double opt_gbps, enum tev_mode mode, uint64_t seed,
+			   double noise, struct tev_run *run, char *why,
+			   size_t len)
+{
+	struct bwapd_tune_opts o;
+	struct bwapd_tune_result r;
+	struct bwapd_target t;
+	int ret;
+
+	bwapd_tune_opts_default(&o);
+	o.machine = mode == TEV_PREDICT || mode == TEV_KEEP_NODES ?
+		    (view ? view : m) : NULL;
+	if (mode == TEV_PAPER) {
+		o.forward_only = 1;
+		o.metric = BWAPD_STALL_RATE;
+	}
+	ret = bwapd_target_model(&t, m, wl, seed, noise, NULL);
+	if (ret)
+		return ret;
+	/* our kernel's weights: 0 is the global weight, not "none" */
+	if (mode == TEV_KEEP_NODES)
+		t.leave_out = 0;
+	ret = bwapd_tune(&t, canon, &o, &r);
+	if (ret)
+		snprintf(why, len, "%s", t.why);
+	bwapd_target_close(&t);
+	if (ret)
+		return ret;
+	run->of_opt = tev_weights_gbps(m, wl, r.weights) / opt_gbps;
+	run->steps = r.steps;
+	run->dwp = r.dwp;
+	return 0;
+}
+
+static inline int tev_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Worst, median (sorts v) and mean of n values. */
+static inline void tev_stats(double *v, int n, double *worst, double *median,
+			     double *mean)
+{
+	double s = 0;
+	int i;
+
+	qsort(v, (size_t)n, sizeof(v[0]), tev_cmp);
+	for (i = 0; i < n; i++)
+		s += v[i];
+	*worst = n ? v[0] : 0;
+	*median = !n ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	*mean = n ? s / n : 0;
+}
+
+#endif /* BWAPD_TUNE_EVAL_H */
