@@ -153,6 +153,8 @@ static void log_step(void *arg, const struct bwapd_tune_step *st)
 		bj_num(e, "dwp", st->dwp, "%.4f");
 		bj_num(e, "stalls", st->stall_rate, "%.6g");
 		bj_num(e, "mapi", st->mapi, "%.6g");
+		if (st->predicted >= 0)
+			bj_num(e, "predicted_gbps", st->predicted, "%.4g");
 		bj_int(e, "moved", (int64_t)st->migration.moved);
 		bj_u8s(e, "weights", st->weights, l->nr_nodes);
 		bj_print(e);
@@ -361,6 +363,8 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 		bwapd_backend_destroy(&b);
 		return 1;
 	}
+	/* the model of the machine: the tuner predicts with it */
+	to.machine = o->model ? &m : NULL;
 	if (o->workers && cmd_parse_workers(o->workers, &workers)) {
 		bwapd_backend_destroy(&b);
 		return EXIT_USAGE;
@@ -428,6 +432,10 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 		bwapd_log(BWAPD_LOG_ERR, "tune needs --pid PID or --workload FILE");
 		rc = EXIT_USAGE;
 		goto out;
+	} else if (o->model && m.nr_nodes != topo.nr_nodes) {
+		bwapd_log(BWAPD_LOG_ERR, "the model has %d nodes, the machine %d",
+			m.nr_nodes, topo.nr_nodes);
+		goto out;
 	}
 	if (!pid && o->watch == 0) {
 		bwapd_log(BWAPD_LOG_ERR, "--watch 0 follows a process until it exits; a "
@@ -476,6 +484,9 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 		}
 		if (!o->global && place_process(o, &proc))
 			goto out;
+		/* DAMON's destinations can leave nodes out, the weights not */
+		if (t == &model)
+			model.leave_out = proc.leave_out;
 	}
 	bwapd_nodelist_format(workers, list, sizeof(list));
 	to.log = log_step;
@@ -606,7 +617,7 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 			printf("%s: phase change: stalls moved by more than %.0f %%; tuning again\n",
 			       name, to.phase_change * 100);
 		}
-		to.start = r.dwp;
+		to.start = fmin(1, fmax(to.floor, r.dwp));
 	}
 	rc = ret ? 1 : 0;
 	result = ret ? "failed" : "done";

@@ -113,6 +113,9 @@ static const struct optdef {
 	  "settings tried after the start (default 10)" },
 	{ "forward-only", K_FLAG, O(tune.forward_only), 0, 0, TUNERS, NULL,
 	  "the paper's search: raise DWP only; stalls per second" },
+	{ "dwp-search", K_FLAG, O(tune.dwp_only), 0, 0, TUNERS, NULL,
+	  "search DWP only, even with --model (which otherwise predicts the\n"
+	  "whole weight vector and refines it)" },
 	{ "metric", K_METRIC, O(tune.metric), 0, 0, TUNERS, "rate|instruction",
 	  "stalled cycles per second, or per instruction" },
 	{ "min-mapi", K_DBL, O(tune.min_mapi), 0, 1e9, TUNERS, "M",

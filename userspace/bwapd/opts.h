@@ -52,7 +52,7 @@ enum { C_TOPOLOGY, C_PROFILE, C_SHOW, C_APPLY, C_TUNE, C_EXEC, C_STATUS,
        C_DAEMON, C_INSPECT, NR_CMDS, C_RULE = NR_CMDS };
 
 /* The options in the table of opts.c (which checks the count). */
-#define NR_OPTS		47
+#define NR_OPTS		48
 
 /* The words of the command line that are not options. */
 struct words {

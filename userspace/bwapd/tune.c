@@ -453,6 +453,8 @@ static int share_weights(const struct tuner *tu, const double *from,
  * min_gain; *g: that view's prediction.
  */
 #define NR_VIEWS	3
+/* a prediction this far from the measurement: the model is off there */
+#define PROBE_OFF	0.01
 static int next_setting(const struct tuner *tu, double *f, double *g)
 {
 	const struct bwapd_tune_opts *o = tu->o;
@@ -491,8 +493,9 @@ static int next_setting(const struct tuner *tu, double *f, double *g)
 
 /*
  * Predict, measure, fit again: next_setting() while it predicts a gain
- * worth a step and its settings keep helping.  Then, on the measured
- * metric alone, a line search from the best setting in the direction of
+ * worth a step and its settings keep helping.  If its last prediction
+ * missed the measured traffic by more than PROBE_OFF, then, on the
+ * measured metric alone, a line search from the best setting in the direction of
  * the last move that helped (a model that fits the points can still be
  * wrong beyond them, and a model of the machine that is off stays off):
  * as far again, twice as far after each success; after a failure, half
@@ -506,6 +509,7 @@ static int predict(struct tuner *tu)
 	double dir[BWAPD_MAX_NODES] = { 0 }, scale = 1;
 	int n = t->nr_nodes, ret = 0, trust = 1, halved = 0, missed = 0;
 	int helped_once = 0, j;
+	double off = 1;			/* the last prediction's error */
 
 	while (!ret && tu->r->steps < o->max_steps) {
 		double from[BWAPD_MAX_NODES], f[BWAPD_MAX_NODES], g = -1;
@@ -517,6 +521,9 @@ static int predict(struct tuner *tu)
 			break;
 		if (!trust || next_setting(tu, f, &g) ||
 		    share_weights(tu, from, f, w) || measured_w(tu, w)) {
+			/* the model said where the gain ends, and it was right */
+			if (trust && off < PROBE_OFF)
+				break;
 			trust = 0;
 			for (j = 0; j < n; j++)
 				f[j] = from[j] + scale * dir[j];
@@ -532,6 +539,8 @@ static int predict(struct tuner *tu)
 			    g, what, 1);
 		if (ret)
 			break;
+		if (g > 0 && tu->npts)
+			off = fabs(tu->pt[tu->npts - 1].gbps / g - 1);
 		helped = !memcmp(tu->best_w, w, (size_t)n);
 		if (helped) {
 			double now[BWAPD_MAX_NODES];

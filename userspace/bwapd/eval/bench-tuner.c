@@ -28,7 +28,7 @@ static const char *const col_name[NR_COLS] = {
 };
 
 struct acc {
-	int n, steps;
+	int n, steps, sum_steps;
 	double v[MAX_RUNS];
 };
 
@@ -38,6 +38,7 @@ static void add(struct acc *a, const struct tev_run *r)
 		a->v[a->n++] = r->of_opt;
 	if (r->steps > a->steps)
 		a->steps = r->steps;
+	a->sum_steps += r->steps;
 }
 
 int main(int argc, char **argv)
@@ -172,9 +173,10 @@ int main(int argc, char **argv)
 				continue;
 			tev_stats(all[h][col].v, all[h][col].n, &worst, &med,
 				  &mean);
-			printf("# %-9s %-10s: %4d runs, worst %.4f, median %.4f, mean %.4f of the optimum, at most %d steps\n",
+			printf("# %-9s %-10s: %4d runs, worst %.4f, median %.4f, mean %.4f of the optimum; steps %.1f on average, %d at most\n",
 			       h ? "held out" : "tuned on", col_name[col],
 			       all[h][col].n, worst, med, mean,
+			       (double)all[h][col].sum_steps / all[h][col].n,
 			       all[h][col].steps);
 		}
 	}
