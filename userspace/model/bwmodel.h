@@ -88,6 +88,7 @@ struct bwm_workload {
 	double shared;			/* fraction of traffic to shared pages */
 	double read;			/* fraction of traffic that reads */
 	double work_gb;			/* traffic of one thread over a run */
+	double footprint_gb;		/* memory it touches (dynamic policies) */
 	int first_touch_node;		/* -1: the lowest worker node */
 };
 
@@ -467,12 +468,58 @@ enum bwm_strategy {
 	BWM_UNIFORM_WORKERS,
 	BWM_UNIFORM_ALL,
 	BWM_CANONICAL,
-	BWM_CANONICAL_DWP,
-	BWM_OPTIMUM,
+	BWM_BWAP_UNIFORM,	/* the best DWP from uniform-all (BWAP IV-B) */
+	BWM_CANONICAL_DWP,	/* BWAP */
+	BWM_OPTIMUM,		/* the best weighted interleave */
+	BWM_AUTONUMA,		/* Linux NUMA balancing (bwm_autonuma) */
+	BWM_CARREFOUR,		/* a Carrefour-like policy (bwm_carrefour) */
 	BWM_NR_STRATEGIES
 };
 
 const char *bwm_strategy_name(enum bwm_strategy s);
+/* 1 if the strategy is a weighted interleave of every page (weights[]). */
+int bwm_strategy_is_weights(enum bwm_strategy s);
+
+/* ---- dynamic policies: NUMA balancing, a Carrefour-like policy ------ */
+
+struct bwm_balancing {
+	/* Linux NUMA balancing */
+	double scan_mb;		/* made inaccessible per scan period (256) */
+	double scan_period_s;	/* the period, at its minimum (1 s) */
+	double fault_us;	/* one hinting fault */
+	double migrate_us;	/* one page migrated: copy, unmap, shootdown */
+	/* Carrefour (the survey's Table 1) */
+	double maptu;		/* memory accesses per microsecond to act (50) */
+	double mrr;		/* read ratio above which to replicate (0.95) */
+	double mc_imb;		/* controller imbalance to interleave (0.35) */
+	double lar;		/* local access ratio to co-locate below (0.80) */
+	double sample_overhead;	/* share of time its access sampling takes */
+};
+
+void bwm_balancing_default(struct bwm_balancing *b);
+/*
+ * The placement NUMA balancing settles on for wl (private pages local,
+ * shared pages over the workers by the square of their access shares)
+ * and the share of thread time its hinting faults and migrations take
+ * (*overhead).  Balancing.c says how it is derived.
+ */
+int bwm_autonuma(const struct bwm_machine *m, const struct bwm_workload *wl,
+		 const struct bwm_balancing *b, struct bwm_placement *pl,
+		 double *overhead);
+
+#define BWM_CARREFOUR_REPLICATE		(1u << 0)
+#define BWM_CARREFOUR_INTERLEAVE	(1u << 1)
+#define BWM_CARREFOUR_COLOCATE		(1u << 2)
+/*
+ * Carrefour's decisions for wl from first-touch, until they settle: the
+ * placement, the workload as the replicas make it (*eff: shared pages
+ * read locally count as private), the mechanisms it turned on and the
+ * share of thread time its sampling takes.
+ */
+int bwm_carrefour(const struct bwm_machine *m, const struct bwm_workload *wl,
+		  const struct bwm_balancing *b, struct bwm_placement *pl,
+		  struct bwm_workload *eff, unsigned int *mechanisms,
+		  double *overhead);
 
 struct bwm_eval_opts {
 	int search_steps;		/* exhaustive search grid: 1/steps; 0 = skip */
@@ -480,12 +527,15 @@ struct bwm_eval_opts {
 	double u8_err;			/* weight conversion tolerance */
 	double profile_noise;		/* noise of the profiling run */
 	uint64_t seed;
+	struct bwm_balancing balancing;	/* autonuma's and Carrefour's */
 };
 
 void bwm_eval_opts_default(struct bwm_eval_opts *o);
 
 struct bwm_strategy_result {
 	int valid;			/* 0: not computed (search skipped) */
+	unsigned int mechanisms;	/* Carrefour's: BWM_CARREFOUR_* */
+	double overhead;		/* share of thread time the policy takes */
 	double frac[BWM_MAX_NODES];	/* shared pages; first-touch: shared */
 	uint8_t weights[BWM_MAX_NODES];	/* kernel weights; 0s for first-touch */
 	double dwp;

@@ -49,6 +49,24 @@ static void weights_str(const struct bwm_machine *m, const uint8_t *w,
 				w[j]);
 }
 
+/* Carrefour's mechanisms in words, or "inactive". */
+static void mechanisms_str(const struct bwm_strategy_result *r, char *buf,
+			   size_t len)
+{
+	static const char *const names[] = { "replicate", "interleave",
+					     "co-locate" };
+	size_t off = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < 3 && off < len; i++)
+		if (r->mechanisms & (1u << i))
+			off += (size_t)snprintf(buf + off, len - off, "%s%s",
+						off ? "+" : "", names[i]);
+	if (!off)
+		snprintf(buf, len, "inactive");
+}
+
 void report_table(FILE *f, const struct bwm_machine *m,
 		  const struct scenario *sc)
 {
@@ -68,13 +86,18 @@ void report_table(FILE *f, const struct bwm_machine *m,
 
 		if (!r->valid)
 			continue;
-		if (s == BWM_CANONICAL_DWP)
+		if (s == BWM_CANONICAL_DWP || s == BWM_BWAP_UNIFORM)
 			snprintf(dwp, sizeof(dwp), "%.2f", r->dwp);
 		if (s == BWM_FIRST_TOUCH)
 			snprintf(w, sizeof(w), "shared on node %d, private local",
 				 sc->wl.first_touch_node >= 0 ?
 				 sc->wl.first_touch_node :
 				 __builtin_ctz(sc->wl.workers));
+		else if (s == BWM_AUTONUMA)
+			snprintf(w, sizeof(w), "shared over the workers, private local; %.1f %% in faults and migrations",
+				 100 * r->overhead);
+		else if (s == BWM_CARREFOUR)
+			mechanisms_str(r, w, sizeof(w));
 		else
 			weights_str(m, r->weights, w, sizeof(w));
 		fprintf(f, "%-16s %9.2f %7.2fx %9.3f %7.1f %5s  %s\n",
@@ -182,9 +205,19 @@ static struct json_object *jstrategy(const struct bwm_machine *m,
 			       json_object_new_double(r->pred.stall_rate));
 	json_object_object_add(o, "slowest_worker",
 			       json_object_new_int(r->pred.slowest));
-	if (s == BWM_CANONICAL_DWP)
+	if (s == BWM_CANONICAL_DWP || s == BWM_BWAP_UNIFORM)
 		json_object_object_add(o, "dwp", json_object_new_double(r->dwp));
-	if (s != BWM_FIRST_TOUCH) {
+	if (s == BWM_AUTONUMA || s == BWM_CARREFOUR)
+		json_object_object_add(o, "overhead",
+				       json_object_new_double(r->overhead));
+	if (s == BWM_CARREFOUR) {
+		char mech[128];
+
+		mechanisms_str(r, mech, sizeof(mech));
+		json_object_object_add(o, "mechanisms",
+				       json_object_new_string(mech));
+	}
+	if (bwm_strategy_is_weights(s)) {
 		w = json_object_new_array();
 		for (j = 0; j < n; j++)
 			json_object_array_add(w, json_object_new_int(r->weights[j]));

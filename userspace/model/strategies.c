@@ -2,8 +2,10 @@
 /*
  * Placement strategies: first-touch, uniform interleave over the workers
  * or over all nodes, canonical weights (BWAP Eq. 5 from a profiling run),
- * canonical weights with the best DWP, and the optimum of an exhaustive
- * search over page fractions.
+ * the best DWP from uniform-all (BWAP-uniform) and from the canonical
+ * weights (BWAP), the optimum of an exhaustive search over page
+ * fractions, and the dynamic policies of balancing.c (NUMA balancing, a
+ * Carrefour-like policy).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -18,13 +20,21 @@ static const char *const strategy_names[BWM_NR_STRATEGIES] = {
 	[BWM_UNIFORM_WORKERS] = "uniform-workers",
 	[BWM_UNIFORM_ALL] = "uniform-all",
 	[BWM_CANONICAL] = "canonical",
+	[BWM_BWAP_UNIFORM] = "bwap-uniform",
 	[BWM_CANONICAL_DWP] = "canonical+dwp",
 	[BWM_OPTIMUM] = "optimum",
+	[BWM_AUTONUMA] = "autonuma",
+	[BWM_CARREFOUR] = "carrefour",
 };
 
 const char *bwm_strategy_name(enum bwm_strategy s)
 {
 	return (unsigned int)s < BWM_NR_STRATEGIES ? strategy_names[s] : "?";
+}
+
+int bwm_strategy_is_weights(enum bwm_strategy s)
+{
+	return s >= BWM_UNIFORM_WORKERS && s <= BWM_OPTIMUM;
 }
 
 void bwm_eval_opts_default(struct bwm_eval_opts *o)
@@ -34,6 +44,7 @@ void bwm_eval_opts_default(struct bwm_eval_opts *o)
 	o->u8_err = BWM_DEFAULT_U8_ERR;
 	o->profile_noise = 0;
 	o->seed = 1;
+	bwm_balancing_default(&o->balancing);
 }
 
 /* fractions -> kernel weights -> the fractions the kernel would give */
@@ -269,6 +280,47 @@ static int result_weights(const struct bwm_machine *m,
 	return bwm_predict(m, wl, &pl, &r->pred);
 }
 
+/* A policy's own work slows every thread down by r->overhead. */
+static void slow_down(struct bwm_strategy_result *r)
+{
+	double keep = 1 - r->overhead;
+
+	r->pred.throughput_gbps *= keep;
+	r->pred.exec_time_s /= keep;
+	r->pred.stall_rate *= keep;
+}
+
+static int dynamic_policies(const struct bwm_machine *m,
+			    const struct bwm_workload *wl,
+			    const struct bwm_balancing *b,
+			    struct bwm_strategy_result *r)
+{
+	struct bwm_strategy_result *an = &r[BWM_AUTONUMA];
+	struct bwm_strategy_result *cf = &r[BWM_CARREFOUR];
+	struct bwm_placement pl;
+	struct bwm_workload eff;
+	int ret;
+
+	ret = bwm_autonuma(m, wl, b, &pl, &an->overhead);
+	if (!ret)
+		ret = bwm_predict(m, wl, &pl, &an->pred);
+	if (ret)
+		return ret;
+	memcpy(an->frac, pl.shared, sizeof(pl.shared));
+	an->valid = 1;
+	slow_down(an);
+	ret = bwm_carrefour(m, wl, b, &pl, &eff, &cf->mechanisms,
+			    &cf->overhead);
+	if (!ret)
+		ret = bwm_predict(m, &eff, &pl, &cf->pred);
+	if (ret)
+		return ret;
+	memcpy(cf->frac, pl.shared, sizeof(pl.shared));
+	cf->valid = 1;
+	slow_down(cf);
+	return 0;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -337,6 +389,27 @@ int bwm_evaluate(const struct bwm_machine *m, const struct bwm_workload *wl,
 		ret = result_weights(m, wl, &r[BWM_CANONICAL_DWP], frac,
 				     o->u8_err);
 	r[BWM_CANONICAL_DWP].dwp = best_dwp;
+
+	/* BWAP-uniform: the same search from uniform-all */
+	for (j = 0; j < n; j++)
+		frac[j] = 1.0 / n;
+	if (!ret) {
+		ret = bwm_dwp_sweep(m, wl, frac, o->dwp_step, o->u8_err, dwp,
+				    gbps, NULL, 1024, &best_dwp);
+		ret = ret < 0 ? ret : 0;
+	}
+	if (!ret) {
+		double base[BWM_MAX_NODES];
+
+		memcpy(base, frac, sizeof(base));
+		ret = bwm_apply_dwp(base, n, wl->workers, best_dwp, frac);
+	}
+	if (!ret)
+		ret = result_weights(m, wl, &r[BWM_BWAP_UNIFORM], frac,
+				     o->u8_err);
+	r[BWM_BWAP_UNIFORM].dwp = best_dwp;
+	if (!ret)
+		ret = dynamic_policies(m, wl, &o->balancing, r);
 
 	if (!ret && o->search_steps > 0) {
 		long more;

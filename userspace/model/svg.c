@@ -17,7 +17,8 @@ enum { W = BWM_SVG_W, H = BWM_SVG_H, L = BWM_SVG_PL, R = BWM_SVG_PR,
        T = BWM_SVG_PT, B = BWM_SVG_PB };
 
 const char *const bwm_svg_colours[BWM_SVG_NR_COLOURS] = {
-	"#888888", "#4e79a7", "#59a14f", "#f28e2b", "#e15759", "#76b7b2",
+	"#888888", "#4e79a7", "#59a14f", "#f28e2b", "#edc948", "#e15759",
+	"#76b7b2", "#b07aa1", "#9c755f",
 };
 
 static double nice_step(double range)

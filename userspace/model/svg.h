@@ -12,7 +12,7 @@
 #define BWM_SVG_PR		200
 #define BWM_SVG_PT		50
 #define BWM_SVG_PB		70
-#define BWM_SVG_NR_COLOURS	6
+#define BWM_SVG_NR_COLOURS	9
 
 extern const char *const bwm_svg_colours[BWM_SVG_NR_COLOURS];
 

@@ -99,7 +99,7 @@ int bwm_workload_bind(const struct bwm_machine *m, struct bwm_workload *wl,
 static const char *const workload_keys[] = {
 	"name", "class", "description", "workers", "threads_per_worker",
 	"demand_gbps", "mlp", "shared", "read", "work_gb",
-	"first_touch_node", NULL
+	"first_touch_node", "footprint_gb", NULL
 };
 
 static int parse_workers(const char *text, struct json_object *root,
@@ -184,6 +184,9 @@ int bwm_workload_parse(const char *text, struct bwm_workload *wl,
 	if (!ret)
 		ret = bwm_json_number(text, root, "", "work_gb", false, 10,
 				      1e-9, 1e9, &wl->work_gb, err);
+	if (!ret)
+		ret = bwm_json_number(text, root, "", "footprint_gb", false, 1,
+				      1e-6, 1e6, &wl->footprint_gb, err);
 	if (!ret)
 		ret = bwm_json_number(text, root, "", "first_touch_node",
 				      false, -1, -1, BWM_MAX_NODES - 1, &ftn,

@@ -161,10 +161,16 @@ TEST(optimum_bounds_every_strategy)
 
 	for (i = 0; i < NR_PRESETS; i++) {
 		ASSERT_EQ(0, eval(presets[i], "mixed", 0x1, &ev, &m));
+		/*
+		 * The dynamic policies keep private pages apart from the
+		 * shared ones, which no weighted interleave does.
+		 */
 		for (s = 0; s < BWM_NR_STRATEGIES; s++)
-			EXPECT_TRUE(gbps(&ev, s) <=
-				    gbps(&ev, BWM_OPTIMUM) * (1 + 1e-9))
-				TH_LOG("%s: %s", m.name, bwm_strategy_name(s));
+			if (s == BWM_FIRST_TOUCH || bwm_strategy_is_weights(s))
+				EXPECT_TRUE(gbps(&ev, s) <=
+					    gbps(&ev, BWM_OPTIMUM) * (1 + 1e-9))
+					TH_LOG("%s: %s", m.name,
+					       bwm_strategy_name(s));
 		EXPECT_NEAR(1, ev.r[BWM_FIRST_TOUCH].speedup, 1e-12);
 	}
 }
