@@ -578,6 +578,12 @@ static int begin(struct bwapd_target *t, const struct bwapd_tune_opts *o,
 		snprintf(t->why, sizeof(t->why), "bad tuner parameters");
 		return -EINVAL;
 	}
+	if (o->machine && o->machine->nr_nodes != t->nr_nodes) {
+		snprintf(t->why, sizeof(t->why),
+			 "the model of the machine has %d nodes, the target %d",
+			 o->machine->nr_nodes, t->nr_nodes);
+		return -EINVAL;
+	}
 	return 0;
 }
 

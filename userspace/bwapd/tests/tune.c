@@ -486,6 +486,7 @@ TEST_F(target, skips_what_is_not_memory_intensive)
 TEST_F(target, bad_parameters_change_nothing)
 {
 	struct bwapd_tune_opts bad[6];
+	struct bwm_machine other;
 	unsigned int i;
 
 	for (i = 0; i < 6; i++)
@@ -499,6 +500,14 @@ TEST_F(target, bad_parameters_change_nothing)
 	for (i = 0; i < 6; i++)
 		EXPECT_EQ(-EINVAL, bwapd_tune(&self->t, self->canon, &bad[i],
 					      &self->r));
+	/* a model of another machine: 8 nodes for a target of 4 */
+	ASSERT_EQ(0, bwm_test_load("bwap-a", NULL, 0, &other, NULL));
+	bad[0] = self->o;
+	bad[0].machine = &other;
+	EXPECT_EQ(-EINVAL, bwapd_tune(&self->t, self->canon, &bad[0],
+				      &self->r));
+	EXPECT_STREQ("the model of the machine has 8 nodes, the target 4",
+		     self->t.why);
 	EXPECT_EQ(0, self->f.sets);
 	EXPECT_EQ(0, self->f.migrations);
 }
