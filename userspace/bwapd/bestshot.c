@@ -144,6 +144,7 @@ int bwapd_fit(const struct bwm_machine *m, uint32_t workers,
 	double d = 0, best = INFINITY, best_read = READ_PRIOR, best_mlp = 1;
 	double best_range[2] = { 1, 1 }, rg[2];
 	double r, rsum = 0, lo = READ_MIN, hi = 1;
+	struct bwapd_point q[BWAPD_FIT_POINTS];
 	int i, used = 0, counted = 0, ret;
 
 	if (n < 1)
@@ -160,23 +161,22 @@ int bwapd_fit(const struct bwm_machine *m, uint32_t workers,
 	ret = bwm_workload_bind(m, wl, workers, threads_per_worker, NULL);
 	if (ret)
 		return ret;
-	for (i = 0; i < n; i++) {
+	/* a period without traffic (or without an unstalled cycle) says nothing */
+	for (i = 0; i < n && used < BWAPD_FIT_POINTS; i++) {
 		if (!(p[i].gbps > 0) || !(p[i].busy > 0.01))
 			continue;
+		q[used++] = p[i];
 		d += p[i].gbps / bwm_workload_nr_threads(wl) / p[i].busy;
-		used++;
-	}
-	if (!used)
-		return -EINVAL;
-	wl->demand_gbps = d / used;
-	for (i = 0; i < n; i++) {
-		if (!(p[i].gbps > 0))
-			return -EINVAL;
 		if (p[i].read >= 0 && p[i].read <= 1) {
 			rsum += p[i].read;
 			counted++;
 		}
 	}
+	if (!used)
+		return -EINVAL;
+	wl->demand_gbps = d / used;
+	p = q;
+	n = used;
 	if (counted)
 		lo = hi = rsum / counted;
 	else if (n == 1)

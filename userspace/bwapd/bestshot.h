@@ -19,6 +19,9 @@ struct bwapd_point {
 	double read;			/* share of the traffic read; -1: not counted */
 };
 
+/* Points a fit uses at most (the first ones with traffic). */
+#define BWAPD_FIT_POINTS	128
+
 /*
  * Fit workload parameters to the points: the demand (what a thread
  * would move if it never waited: traffic over unstalled cycles), then
@@ -26,7 +29,8 @@ struct bwapd_point {
  * measured traffic at every point (least squares on its logarithm), and
  * the read share: counted, or else fitted with it from two points on.  threads_per_worker 0: every core of the workers.  *rms
  * (may be NULL): the fit's root-mean-square relative error.
- * -EINVAL when the points say nothing (no traffic, never unstalled).
+ * Points without traffic or without an unstalled cycle are passed over;
+ * -EINVAL when no point is left.
  */
 int bwapd_fit(const struct bwm_machine *m, uint32_t workers,
 	      int threads_per_worker, const struct bwapd_point *p, int n,

@@ -220,7 +220,7 @@ TEST(model_off_never_ends_below_the_start)
 TEST(fit_recovers_the_workload)
 {
 	struct bwm_machine m;
-	struct bwm_workload wl, fit;
+	struct bwm_workload wl, fit, one;
 	struct bwapd_point p[2];
 	double canon[BWM_MAX_NODES], third[BWM_MAX_NODES], rms, range[2];
 	double dwp[2] = { 0, 0.5 };
@@ -250,8 +250,12 @@ TEST(fit_recovers_the_workload)
 	EXPECT_NEAR(bwapd_fit_gbps(&m, &wl, third),
 		    bwapd_fit_gbps(&m, &fit, third),
 		    0.01 * bwapd_fit_gbps(&m, &wl, third));
-	/* no traffic: nothing to fit */
+	/* a period without traffic is passed over; alone, nothing to fit */
 	p[0].gbps = 0;
+	ASSERT_EQ(0, bwapd_fit(&m, 1, 0, p, 2, &fit, NULL, NULL));
+	ASSERT_EQ(0, bwapd_fit(&m, 1, 0, &p[1], 1, &one, NULL, NULL));
+	EXPECT_NEAR(one.mlp, fit.mlp, 0);
+	EXPECT_NEAR(one.demand_gbps, fit.demand_gbps, 0);
 	EXPECT_EQ(-EINVAL, bwapd_fit(&m, 1, 0, p, 1, &fit, NULL, NULL));
 }
 
