@@ -19,11 +19,6 @@
 /* Pages of the model's trace. */
 #define MODEL_PAGES	8192
 
-static int first_node(uint32_t mask)
-{
-	return mask ? __builtin_ctz(mask) : -1;
-}
-
 /* The policy's placement of workload wl (threads as wl says). */
 static void policy_placement(const struct bwm_machine *m,
 			     const struct bwm_workload *wl, int ft,
@@ -169,8 +164,7 @@ int inspect_model(const struct bwm_machine *m, const struct bwm_workload *wl,
 	struct bwm_bank_run sym, asym;
 	struct bwm_placement pl;
 	struct bwm_rng rng;
-	int ft = wl->first_touch_node >= 0 ? wl->first_touch_node :
-					     first_node(wl->workers);
+	int ft = bwm_workload_first_touch(wl);
 	int j, ret;
 
 	if (!pages)

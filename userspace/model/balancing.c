@@ -151,8 +151,7 @@ int bwm_carrefour(const struct bwm_machine *m, const struct bwm_workload *wl,
 	*eff = *wl;
 	*mechanisms = 0;
 	*overhead = 0;
-	ft = wl->first_touch_node >= 0 ? wl->first_touch_node :
-	     __builtin_ctz(wl->workers);
+	ft = bwm_workload_first_touch(wl);
 	bwm_placement_first_touch(pl, n, ft);
 	for (j = 0; j < n; j++)
 		nw += !!(wl->workers & (1u << j));

@@ -120,6 +120,8 @@ int bwm_preset_load(const char *dir, const char *machine,
 		    struct bwm_machine *m, struct bwm_workload *wl,
 		    char *msg, size_t len);
 int bwm_workload_nr_threads(const struct bwm_workload *wl);
+/* The node that first touches the shared pages (-1: no worker). */
+int bwm_workload_first_touch(const struct bwm_workload *wl);
 /* The node of thread t, threads numbered node by node; -1: no such. */
 int bwm_workload_thread_node(const struct bwm_workload *wl, int t);
 

@@ -16,16 +16,6 @@
 /* Spread of page heat: log-normal with this sigma. */
 #define HEAT_SIGMA	0.5
 
-static int first_worker(const struct bwm_workload *wl)
-{
-	int j;
-
-	for (j = 0; j < BWM_MAX_NODES; j++)
-		if (wl->workers & (1u << j))
-			return j;
-	return -1;
-}
-
 int bwm_workload_thread_node(const struct bwm_workload *wl, int t)
 {
 	int j;
@@ -61,8 +51,7 @@ int bwm_workload_pages(const struct bwm_machine *m,
 		       uint64_t seed, struct bwm_page *out)
 {
 	int nr = m->nr_nodes, T = bwm_workload_nr_threads(wl);
-	int ft = wl->first_touch_node >= 0 ? wl->first_touch_node :
-					     first_worker(wl);
+	int ft = bwm_workload_first_touch(wl);
 	long nshared, npriv, i, next;
 	double total = (double)pages * DRAWS_PER_PAGE;
 	struct bwm_rng rng;

@@ -90,9 +90,7 @@ void report_table(FILE *f, const struct bwm_machine *m,
 			snprintf(dwp, sizeof(dwp), "%.2f", r->dwp);
 		if (s == BWM_FIRST_TOUCH)
 			snprintf(w, sizeof(w), "shared on node %d, private local",
-				 sc->wl.first_touch_node >= 0 ?
-				 sc->wl.first_touch_node :
-				 __builtin_ctz(sc->wl.workers));
+				 bwm_workload_first_touch(&sc->wl));
 		else if (s == BWM_AUTONUMA)
 			snprintf(w, sizeof(w), "shared over the workers, private local; %.1f %% in faults and migrations",
 				 100 * r->overhead);

@@ -347,8 +347,7 @@ int bwm_evaluate(const struct bwm_machine *m, const struct bwm_workload *wl,
 		nw += !!(wl->workers & (1u << j));
 
 	/* first-touch: shared pages where the first worker initialised them */
-	ft = wl->first_touch_node >= 0 ? wl->first_touch_node :
-	     __builtin_ctz(wl->workers);
+	ft = bwm_workload_first_touch(wl);
 	bwm_placement_first_touch(&pl, n, ft);
 	memcpy(r[BWM_FIRST_TOUCH].frac, pl.shared, sizeof(pl.shared));
 	r[BWM_FIRST_TOUCH].valid = 1;

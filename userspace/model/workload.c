@@ -11,6 +11,13 @@
 
 #include "json.h"
 
+int bwm_workload_first_touch(const struct bwm_workload *wl)
+{
+	if (wl->first_touch_node >= 0)
+		return wl->first_touch_node;
+	return wl->workers ? __builtin_ctz(wl->workers) : -1;
+}
+
 int bwm_workload_nr_threads(const struct bwm_workload *wl)
 {
 	int i, n = 0;
