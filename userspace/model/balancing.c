@@ -108,29 +108,27 @@ static int carrefour_look(const struct bwm_machine *m,
 			  double *imb, double *lar)
 {
 	struct bwm_prediction p;
-	double mean = 0, var = 0, local = 0, total = 0;
+	double mean = 0, var = 0, local = 0, total = 0, t[BWM_MAX_NODES];
 	int n = m->nr_nodes, j, used = 0, ret;
 
 	ret = bwm_predict(m, wl, pl, &p);
 	if (ret)
 		return ret;
 	for (j = 0; j < n; j++) {
-		double t = p.ctrl_read_gbps[j] + p.ctrl_write_gbps[j];
-
-		total += t;
+		t[j] = p.ctrl_read_gbps[j] + p.ctrl_write_gbps[j];
+		total += t[j];
 		local += p.ctrl_local_gbps[j];
-		if (t > 0 || (wl->workers & (1u << j))) {
-			mean += t;
+		if (t[j] > 0 || (wl->workers & (1u << j))) {
+			mean += t[j];
 			used++;
+		} else {
+			t[j] = -1;	/* not a node of the process */
 		}
 	}
 	mean /= used;
-	for (j = 0; j < n; j++) {
-		double t = p.ctrl_read_gbps[j] + p.ctrl_write_gbps[j];
-
-		if (t > 0 || (wl->workers & (1u << j)))
-			var += (t - mean) * (t - mean);
-	}
+	for (j = 0; j < n; j++)
+		if (t[j] >= 0)
+			var += (t[j] - mean) * (t[j] - mean);
 	*imb = mean > 0 ? sqrt(var / used) / mean : 0;
 	*lar = total > 0 ? local / total : 1;
 	*maptu = total * 1e9 / BWM_LINE_BYTES / 1e6;

@@ -280,14 +280,44 @@ static int result_weights(const struct bwm_machine *m,
 	return bwm_predict(m, wl, &pl, &r->pred);
 }
 
-/* A policy's own work slows every thread down by r->overhead. */
-static void slow_down(struct bwm_strategy_result *r)
+/* base[] moved by the DWP of the best throughput (sweep by dwp_step). */
+static int best_dwp(const struct bwm_machine *m, const struct bwm_workload *wl,
+		    const struct bwm_eval_opts *o, const double *base,
+		    struct bwm_strategy_result *r)
+{
+	double dwp[1024], gbps[1024], best = 0, frac[BWM_MAX_NODES];
+	int ret = bwm_dwp_sweep(m, wl, base, o->dwp_step, o->u8_err, dwp,
+				gbps, NULL, 1024, &best);
+
+	if (ret < 0)
+		return ret;
+	ret = bwm_apply_dwp(base, m->nr_nodes, wl->workers, best, frac);
+	if (!ret)
+		ret = result_weights(m, wl, r, frac, o->u8_err);
+	r->dwp = best;
+	return ret;
+}
+
+/*
+ * A dynamic policy's result: wl placed by pl, every thread slowed down
+ * by the policy's own work (r->overhead).
+ */
+static int policy_result(const struct bwm_machine *m,
+			 const struct bwm_workload *wl,
+			 const struct bwm_placement *pl,
+			 struct bwm_strategy_result *r)
 {
 	double keep = 1 - r->overhead;
+	int ret = bwm_predict(m, wl, pl, &r->pred);
 
+	if (ret)
+		return ret;
+	memcpy(r->frac, pl->shared, sizeof(pl->shared));
+	r->valid = 1;
 	r->pred.throughput_gbps *= keep;
 	r->pred.exec_time_s /= keep;
 	r->pred.stall_rate *= keep;
+	return 0;
 }
 
 static int dynamic_policies(const struct bwm_machine *m,
@@ -303,22 +333,11 @@ static int dynamic_policies(const struct bwm_machine *m,
 
 	ret = bwm_autonuma(m, wl, b, &pl, &an->overhead);
 	if (!ret)
-		ret = bwm_predict(m, wl, &pl, &an->pred);
-	if (ret)
-		return ret;
-	memcpy(an->frac, pl.shared, sizeof(pl.shared));
-	an->valid = 1;
-	slow_down(an);
-	ret = bwm_carrefour(m, wl, b, &pl, &eff, &cf->mechanisms,
-			    &cf->overhead);
+		ret = policy_result(m, wl, &pl, an);
 	if (!ret)
-		ret = bwm_predict(m, &eff, &pl, &cf->pred);
-	if (ret)
-		return ret;
-	memcpy(cf->frac, pl.shared, sizeof(pl.shared));
-	cf->valid = 1;
-	slow_down(cf);
-	return 0;
+		ret = bwm_carrefour(m, wl, b, &pl, &eff, &cf->mechanisms,
+				    &cf->overhead);
+	return ret ? ret : policy_result(m, &eff, &pl, cf);
 }
 
 static double now_s(void)
@@ -333,7 +352,7 @@ int bwm_evaluate(const struct bwm_machine *m, const struct bwm_workload *wl,
 		 const struct bwm_eval_opts *o, struct bwm_eval *out)
 {
 	struct bwm_strategy_result *r = out->r;
-	double frac[BWM_MAX_NODES], dwp[1024], gbps[1024], best_dwp = 0, g;
+	double frac[BWM_MAX_NODES], g;
 	struct bwm_placement pl;
 	struct bwm_rng rng;
 	int n = m->nr_nodes, j, nw = 0, ft, ret, s;
@@ -375,38 +394,13 @@ int bwm_evaluate(const struct bwm_machine *m, const struct bwm_workload *wl,
 	if (!ret)
 		ret = result_weights(m, wl, &r[BWM_CANONICAL], out->canonical,
 				     o->u8_err);
-	if (!ret) {
-		ret = bwm_dwp_sweep(m, wl, out->canonical, o->dwp_step,
-				    o->u8_err, dwp, gbps, NULL, 1024,
-				    &best_dwp);
-		ret = ret < 0 ? ret : 0;
-	}
 	if (!ret)
-		ret = bwm_apply_dwp(out->canonical, n, wl->workers, best_dwp,
-				    frac);
-	if (!ret)
-		ret = result_weights(m, wl, &r[BWM_CANONICAL_DWP], frac,
-				     o->u8_err);
-	r[BWM_CANONICAL_DWP].dwp = best_dwp;
-
+		ret = best_dwp(m, wl, o, out->canonical, &r[BWM_CANONICAL_DWP]);
 	/* BWAP-uniform: the same search from uniform-all */
 	for (j = 0; j < n; j++)
 		frac[j] = 1.0 / n;
-	if (!ret) {
-		ret = bwm_dwp_sweep(m, wl, frac, o->dwp_step, o->u8_err, dwp,
-				    gbps, NULL, 1024, &best_dwp);
-		ret = ret < 0 ? ret : 0;
-	}
-	if (!ret) {
-		double base[BWM_MAX_NODES];
-
-		memcpy(base, frac, sizeof(base));
-		ret = bwm_apply_dwp(base, n, wl->workers, best_dwp, frac);
-	}
 	if (!ret)
-		ret = result_weights(m, wl, &r[BWM_BWAP_UNIFORM], frac,
-				     o->u8_err);
-	r[BWM_BWAP_UNIFORM].dwp = best_dwp;
+		ret = best_dwp(m, wl, o, frac, &r[BWM_BWAP_UNIFORM]);
 	if (!ret)
 		ret = dynamic_policies(m, wl, &o->balancing, r);
 
