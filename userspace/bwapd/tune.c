@@ -453,8 +453,6 @@ static int share_weights(const struct tuner *tu, const double *from,
  * min_gain; *g: that view's prediction.
  */
 #define NR_VIEWS	3
-/* a prediction this far from the measurement: the model is off there */
-#define PROBE_OFF	0.01
 static int next_setting(const struct tuner *tu, double *f, double *g)
 {
 	const struct bwapd_tune_opts *o = tu->o;
@@ -491,16 +489,19 @@ static int next_setting(const struct tuner *tu, double *f, double *g)
 	return gain > 1 + o->min_gain ? 0 : -EAGAIN;
 }
 
+/* a prediction this far from the measurement: the model is off there */
+#define PROBE_OFF	0.01
+
 /*
  * Predict, measure, fit again: next_setting() while it predicts a gain
  * worth a step and its settings keep helping.  If its last prediction
  * missed the measured traffic by more than PROBE_OFF, then, on the
- * measured metric alone, a line search from the best setting in the direction of
- * the last move that helped (a model that fits the points can still be
- * wrong beyond them, and a model of the machine that is off stays off):
- * as far again, twice as far after each success; after a failure, half
- * as far, once.  1 when the model's settings never helped: the DWP
- * search goes on from the start.
+ * measured metric alone, a line search from the best setting in the
+ * direction of the last move that helped (a model that fits the points
+ * can still be wrong beyond them, and a model of the machine that is
+ * off stays off): as far again, twice as far after each success; after
+ * a failure, half as far, once.  1 when the model's settings never
+ * helped: the DWP search goes on from the start.
  */
 static int predict(struct tuner *tu)
 {

@@ -22,13 +22,6 @@
 #define SEEDS		2
 #define MAX_RUNS	1024
 
-/* Throughput of the pages spread by the weights w. */
-static double weights_gbps(const struct bwm_machine *m,
-			   const struct bwm_workload *wl, const uint8_t *w)
-{
-	return tev_weights_gbps(m, wl, w);
-}
-
 /* Every case of a list of presets: fn(machine, workload, workers). */
 typedef void (*case_fn)(struct __test_metadata *_metadata, void *arg,
 			const char *mach, const char *work, uint32_t workers);
@@ -414,7 +407,7 @@ TEST_F(target, tunes_and_leaves_the_best_weights)
 		best = fmax(best, g[i]);
 	EXPECT_NEAR(0.9, best_dwp, 0.05);
 	EXPECT_NEAR(best_dwp, self->r.dwp, 0.15);
-	EXPECT_GE(weights_gbps(&self->m, &self->wl, self->r.weights),
+	EXPECT_GE(tev_weights_gbps(&self->m, &self->wl, self->r.weights),
 		  0.98 * best);
 	EXPECT_LE(self->r.steps, 10);
 	dwp_weights(self->canon, self->r.dwp, &self->o, w);
