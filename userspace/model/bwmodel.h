@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #define BWM_MAX_NODES		16
+#define BWM_MAX_LINKS		64
 #define BWM_LINE_BYTES		64.0
 #define BWM_MAX_STEPS		100	/* finest exhaustive search: 1 % */
 
@@ -46,6 +47,12 @@ struct bwm_node {
 	double interconnect_gbps;
 };
 
+/* A directed interconnect link: data from node 'from' to node 'to'. */
+struct bwm_link {
+	int from, to;
+	double gbps;
+};
+
 /*
  * Matrices are indexed [mem][cpu]: the path that carries data between
  * the memory of node mem and the CPUs of node cpu (the BWAP paper's
@@ -61,6 +68,15 @@ struct bwm_machine {
 	double read_gbps[BWM_MAX_NODES][BWM_MAX_NODES];
 	double write_gbps[BWM_MAX_NODES][BWM_MAX_NODES];
 	double latency_ns[BWM_MAX_NODES][BWM_MAX_NODES];
+	/*
+	 * Optional links; when there are any, the data from node a to node
+	 * b crosses the links of route[a][b] (bit l: link[l]), which
+	 * bwm_machine_routes() fills, and every flow crossing a link shares
+	 * its capacity.
+	 */
+	int nr_links;
+	struct bwm_link link[BWM_MAX_LINKS];
+	uint64_t route[BWM_MAX_NODES][BWM_MAX_NODES];
 };
 
 #define BWM_DEFAULT_QUEUE_FACTOR	0.15
@@ -72,6 +88,13 @@ int bwm_machine_parse(const char *text, struct bwm_machine *m,
 		      struct bwm_error *err);
 int bwm_machine_load(const char *path, struct bwm_machine *m,
 		     struct bwm_error *err);
+/*
+ * Routes over the links: the fewest hops, then the widest narrowest
+ * link, then the link listed first.  -EINVAL (err) if a link is invalid
+ * or a node with CPUs cannot reach or be reached by every node.  The
+ * parser calls it; a machine built in memory with links must too.
+ */
+int bwm_machine_routes(struct bwm_machine *m, struct bwm_error *err);
 /* Bitmask of the nodes with CPUs. */
 uint32_t bwm_cpu_nodes(const struct bwm_machine *m);
 
@@ -185,6 +208,7 @@ struct bwm_prediction {
 	double ctrl_write_gbps[BWM_MAX_NODES];
 	double ctrl_local_gbps[BWM_MAX_NODES];	/* from CPUs of the node */
 	double ctrl_util[BWM_MAX_NODES];
+	double link_util[BWM_MAX_LINKS];	/* all workloads together */
 	double path_gbps[BWM_MAX_NODES][BWM_MAX_NODES];	/* [mem][cpu] */
 	double path_util[BWM_MAX_NODES][BWM_MAX_NODES];
 	double latency_ns[BWM_MAX_NODES][BWM_MAX_NODES];	/* loaded */

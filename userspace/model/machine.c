@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,108 @@ uint32_t bwm_cpu_nodes(const struct bwm_machine *m)
 		if (m->node[i].cpus > 0)
 			mask |= 1u << i;
 	return mask;
+}
+
+static int check_links(const struct bwm_machine *m, struct bwm_error *err)
+{
+	char field[64];
+	int l, k;
+
+	if (m->nr_links < 0 || m->nr_links > BWM_MAX_LINKS)
+		return check_fail(err, "links", "at most 64 links");
+	for (l = 0; l < m->nr_links; l++) {
+		const struct bwm_link *a = &m->link[l];
+
+		snprintf(field, sizeof(field), "links[%d]", l);
+		if (a->from < 0 || a->from >= m->nr_nodes || a->to < 0 ||
+		    a->to >= m->nr_nodes || a->from == a->to)
+			return check_fail(err, field,
+					  "from and to must be two different nodes");
+		if (!(a->gbps > 0) || !(a->gbps <= MAX_GBPS))
+			return check_fail(err, field, "gbps must be > 0");
+		for (k = 0; k < l; k++)
+			if (m->link[k].from == a->from && m->link[k].to == a->to)
+				return check_fail(err, field,
+						  "a second link between the same nodes in the same direction");
+	}
+	return 0;
+}
+
+/*
+ * Layer by layer (hop count h), each node reached at h - 1 offers its
+ * outgoing links; a node not reached yet keeps the offer with the widest
+ * narrowest link, the first link listed on a tie.
+ */
+static void route_from(const struct bwm_machine *m, int src,
+		       uint64_t out[BWM_MAX_NODES])
+{
+	int hops[BWM_MAX_NODES];
+	double width[BWM_MAX_NODES];
+	int n = m->nr_nodes, h, v, l;
+
+	for (v = 0; v < n; v++) {
+		hops[v] = -1;
+		width[v] = 0;
+		out[v] = 0;
+	}
+	hops[src] = 0;
+	width[src] = INFINITY;
+	for (h = 1; h < n; h++) {
+		uint64_t next[BWM_MAX_NODES];
+		double nw[BWM_MAX_NODES];
+		bool any = false;
+
+		for (v = 0; v < n; v++)
+			nw[v] = 0;
+		for (l = 0; l < m->nr_links; l++) {
+			const struct bwm_link *a = &m->link[l];
+			double w;
+
+			if (hops[a->from] != h - 1 ||
+			    (hops[a->to] >= 0 && hops[a->to] < h))
+				continue;
+			w = fmin(width[a->from], a->gbps);
+			if (w > nw[a->to]) {
+				nw[a->to] = w;
+				next[a->to] = out[a->from] | (1ull << l);
+			}
+		}
+		for (v = 0; v < n; v++) {
+			if (nw[v] > 0 && hops[v] < 0) {
+				hops[v] = h;
+				width[v] = nw[v];
+				out[v] = next[v];
+				any = true;
+			}
+		}
+		if (!any)
+			break;
+	}
+}
+
+int bwm_machine_routes(struct bwm_machine *m, struct bwm_error *err)
+{
+	int a, b, ret;
+
+	ret = check_links(m, err);
+	if (ret)
+		return ret;
+	memset(m->route, 0, sizeof(m->route));
+	if (!m->nr_links)
+		return 0;
+	for (a = 0; a < m->nr_nodes; a++)
+		route_from(m, a, m->route[a]);
+	for (a = 0; a < m->nr_nodes; a++) {
+		for (b = 0; b < m->nr_nodes; b++) {
+			if (a == b || m->route[a][b] ||
+			    (!m->node[a].cpus && !m->node[b].cpus))
+				continue;
+			return bwm_json_fail(err, NULL, "links",
+					     "no route from node %d to node %d",
+					     a, b);
+		}
+	}
+	return 0;
 }
 
 int bwm_machine_check(const struct bwm_machine *m, struct bwm_error *err)
@@ -64,12 +167,16 @@ int bwm_machine_check(const struct bwm_machine *m, struct bwm_error *err)
 						  "bandwidth and latency to a node with CPUs must be > 0");
 		}
 	}
-	return 0;
+	return check_links(m, err);
 }
 
 static const char *const machine_keys[] = {
 	"name", "description", "source", "cpu_ghz", "queue_factor", "nodes",
-	"read_gbps", "write_gbps", "latency_ns", NULL
+	"read_gbps", "write_gbps", "latency_ns", "links", NULL
+};
+
+static const char *const link_keys[] = {
+	"from", "to", "gbps", "comment", NULL
 };
 
 static const char *const node_keys[] = {
@@ -131,6 +238,56 @@ static int parse_nodes(const char *text, struct json_object *root,
 		nd->cpus = (int)cpus;
 	}
 	return 0;
+}
+
+static int parse_links(const char *text, struct json_object *root,
+		       struct bwm_machine *m, struct bwm_error *err)
+{
+	struct json_object *links;
+	char prefix[32];
+	size_t i, n;
+	int ret = 0;
+
+	if (!json_object_object_get_ex(root, "links", &links) || !links)
+		return 0;
+	if (!json_object_is_type(links, json_type_array))
+		return bwm_json_fail(err, text, "links", "not an array");
+	n = json_object_array_length(links);
+	if (n > BWM_MAX_LINKS)
+		return bwm_json_fail(err, text, "links",
+				     "%zu links; at most %d are supported", n,
+				     BWM_MAX_LINKS);
+	for (i = 0; i < n && !ret; i++) {
+		struct json_object *o = json_object_array_get_idx(links, i);
+		struct bwm_link *a = &m->link[i];
+		double from, to;
+
+		snprintf(prefix, sizeof(prefix), "links[%zu]", i);
+		if (!o || !json_object_is_type(o, json_type_object))
+			return bwm_json_fail(err, text, prefix,
+					     "not an object");
+		ret = bwm_json_known_keys(text, o, prefix, link_keys, err);
+		if (!ret)
+			ret = bwm_json_number(text, o, prefix, "from", true, 0,
+					      0, m->nr_nodes - 1, &from, err);
+		if (!ret)
+			ret = bwm_json_number(text, o, prefix, "to", true, 0, 0,
+					      m->nr_nodes - 1, &to, err);
+		if (!ret && (from != floor(from) || to != floor(to)))
+			ret = bwm_json_fail(err, text, prefix,
+					    "from and to must be node numbers");
+		if (!ret)
+			ret = bwm_json_number(text, o, prefix, "gbps", true, 0,
+					      1e-3, MAX_GBPS, &a->gbps, err);
+		a->from = (int)from;
+		a->to = (int)to;
+		m->nr_links = (int)i + 1;
+	}
+	if (!ret)
+		ret = bwm_machine_routes(m, err);
+	if (ret && err && !err->line)
+		bwm_json_locate(text, err->field, &err->line, &err->column);
+	return ret;
 }
 
 /*
@@ -231,6 +388,8 @@ int bwm_machine_parse(const char *text, struct bwm_machine *m,
 				   m->latency_ns, err);
 	if (!ret && !bwm_cpu_nodes(m))
 		ret = bwm_json_fail(err, text, "nodes", "no node has CPUs");
+	if (!ret)
+		ret = parse_links(text, root, m, err);
 	if (!ret)
 		ret = bwm_machine_check(m, err);
 out:

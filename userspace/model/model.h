@@ -8,7 +8,7 @@
 #include "bwmodel.h"
 
 #define BWM_MAX_FLOWS	(BWM_MAX_NODES * BWM_MAX_NODES)
-#define BWM_MAX_RES	(2 * BWM_MAX_NODES)
+#define BWM_MAX_RES	(2 * BWM_MAX_NODES + BWM_MAX_LINKS)
 
 /*
  * Working state of one prediction: the flows are the (workload, worker
@@ -33,6 +33,8 @@ struct bwm_solver {
 	int nthreads[BWM_MAX_CORUN];
 	double uc[BWM_MAX_NODES];	/* controller utilisation */
 	double qc[BWM_MAX_NODES];	/* controller queueing term */
+	double ul[BWM_MAX_LINKS];	/* link utilisation */
+	double ql[BWM_MAX_LINKS];	/* link queueing term */
 	double lavg[BWM_MAX_NODES];	/* mean loaded latency, ns */
 };
 

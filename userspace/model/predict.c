@@ -92,6 +92,32 @@ static double queue_delay(double u)
 	return u / (1 - u);
 }
 
+/*
+ * Link l (resource 2n + l) carries flow k's reads from every node j on
+ * the route j -> c and its writes on the route c -> j.
+ */
+static void link_coef(struct bwm_solver *s, int k, double nt, double rd)
+{
+	const struct bwm_machine *m = s->m;
+	int c = s->wnode[k], n = s->n, j, l;
+
+	for (l = 0; l < m->nr_links; l++) {
+		uint64_t bit = 1ull << l;
+		double t = 0;
+
+		for (j = 0; j < n; j++) {
+			if (j == c || s->f[k][j] <= 0)
+				continue;
+			if (m->route[j][c] & bit)
+				t += rd * s->f[k][j];
+			if (m->route[c][j] & bit)
+				t += (1 - rd) * s->f[k][j];
+		}
+		s->coef[(2 * n + l) * BWM_MAX_NODES + k] =
+			nt * t / m->link[l].gbps;
+	}
+}
+
 /* One workload's flows: traffic shares per node, coefficients, path caps. */
 static int setup_workload(struct bwm_solver *s, int w,
 			  const struct bwm_placement *pl)
@@ -149,14 +175,15 @@ static int setup_workload(struct bwm_solver *s, int w,
 		if (m->node[c].interconnect_gbps > 0)
 			s->coef[(n + c) * BWM_MAX_NODES + k] =
 				nt * remote / m->node[c].interconnect_gbps;
+		link_coef(s, k, nt, rd);
 		s->pathcap[k] = worst > 0 ? 1 / worst : INFINITY;
 	}
 	return 0;
 }
 
 /*
- * Resources: controllers 0..n-1, interconnects n..2n-1; coef rows are
- * BWM_MAX_NODES wide and packed to nw columns for the fill.
+ * Resources: controllers 0..n-1, interconnects n..2n-1, links from 2n;
+ * coef rows are BWM_MAX_NODES wide and packed to nw columns for the fill.
  */
 static int setup(struct bwm_solver *s, const struct bwm_machine *m, int nwl,
 		 const struct bwm_workload *const *wl,
@@ -171,7 +198,7 @@ static int setup(struct bwm_solver *s, const struct bwm_machine *m, int nwl,
 	s->n = m->nr_nodes;
 	s->nw = 0;
 	s->nwl = nwl;
-	s->nr = 2 * s->n;
+	s->nr = 2 * s->n + m->nr_links;
 	memset(s->coef, 0, sizeof(s->coef));
 	for (w = 0; w < nwl; w++) {
 		s->wls[w] = wl[w];
@@ -186,35 +213,51 @@ static int setup(struct bwm_solver *s, const struct bwm_machine *m, int nwl,
 	return 0;
 }
 
+static double utilisation(const struct bwm_solver *s, int r)
+{
+	double u = 0;
+	int k;
+
+	for (k = 0; k < s->nw; k++)
+		u += s->coef[r * s->nw + k] * s->x[k];
+	return u;
+}
+
+/*
+ * Loaded latency from memory j to flow k: queueing at the controller, on
+ * the path and on every link the data crosses.
+ */
+static double path_latency(const struct bwm_solver *s, int k, int j)
+{
+	const struct bwm_machine *m = s->m;
+	int c = s->wnode[k], l;
+	double q = s->qc[j] + queue_delay(s->pc[k][j] * s->x[k]);
+
+	for (l = 0; j != c && l < m->nr_links; l++)
+		if (m->route[j][c] & (1ull << l))
+			q += s->ql[l];
+	return m->latency_ns[j][c] * (1 + m->queue_factor * q);
+}
+
 /* Utilisation and loaded latency for the rates s->x. */
 static void load(struct bwm_solver *s)
 {
-	const struct bwm_machine *m = s->m;
-	double kq = m->queue_factor;
-	int j, k;
+	int j, k, l;
 
 	for (j = 0; j < s->n; j++) {
-		double u = 0;
-
-		for (k = 0; k < s->nw; k++)
-			u += s->coef[j * s->nw + k] * s->x[k];
-		s->uc[j] = u;
-		s->qc[j] = queue_delay(u);
+		s->uc[j] = utilisation(s, j);
+		s->qc[j] = queue_delay(s->uc[j]);
+	}
+	for (l = 0; l < s->m->nr_links; l++) {
+		s->ul[l] = utilisation(s, 2 * s->n + l);
+		s->ql[l] = queue_delay(s->ul[l]);
 	}
 	for (k = 0; k < s->nw; k++) {
-		int c = s->wnode[k];
 		double avg = 0;
 
-		for (j = 0; j < s->n; j++) {
-			double l;
-
-			if (s->f[k][j] <= 0)
-				continue;
-			l = m->latency_ns[j][c] *
-			    (1 + kq * (s->qc[j] + queue_delay(s->pc[k][j] *
-							      s->x[k])));
-			avg += s->f[k][j] * l;
-		}
+		for (j = 0; j < s->n; j++)
+			if (s->f[k][j] > 0)
+				avg += s->f[k][j] * path_latency(s, k, j);
 		s->lavg[k] = avg;
 	}
 }
@@ -311,6 +354,8 @@ int bwm_predict_corun(const struct bwm_machine *m, int nr,
 		out[w].slowest = -1;
 		for (j = 0; j < s.n; j++)
 			out[w].ctrl_util[j] = s.uc[j];
+		for (j = 0; j < m->nr_links; j++)
+			out[w].link_util[j] = s.ul[j];
 	}
 	for (k = 0; k < s.nw; k++) {
 		int c = s.wnode[k];
@@ -337,9 +382,7 @@ int bwm_predict_corun(const struct bwm_machine *m, int nr,
 				o->ctrl_local_gbps[j] += g;
 			o->path_gbps[j][c] = g;
 			o->path_util[j][c] = s.pc[k][j] * x;
-			o->latency_ns[j][c] = m->latency_ns[j][c] *
-				(1 + m->queue_factor *
-				 (s.qc[j] + queue_delay(s.pc[k][j] * x)));
+			o->latency_ns[j][c] = path_latency(&s, k, j);
 		}
 	}
 	for (w = 0; w < nr; w++)

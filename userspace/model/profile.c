@@ -24,9 +24,9 @@ double bwm_noise_factor(struct bwm_rng *rng, double noise)
  * As the benchmark does it (userspace/bwapd/bench.c): one phase per
  * memory node, all workers reading that node only, for an equal share of
  * the time.  In the phase of node j, every (j, worker) transfer is a flow
- * of its own, capped by its path; the flows share node j's controller,
- * and a remote flow has its worker's interconnect to itself (model.md,
- * "profiling run").  Reading every node at once would let the remote
+ * of its own, capped by its path; the flows share node j's controller and
+ * the links their routes have in common, and a remote flow has its
+ * worker's interconnect to itself (model.md, "profiling run").  Reading every node at once would let the remote
  * flows into a worker split its interconnect evenly and hide how the
  * paths differ.
  */
@@ -34,7 +34,7 @@ int bwm_profile_run(const struct bwm_machine *m, uint32_t workers,
 		    double seconds, double noise, struct bwm_rng *rng,
 		    struct bwm_profile *out)
 {
-	double coef[(1 + BWM_MAX_NODES) * BWM_MAX_NODES];
+	double coef[(1 + BWM_MAX_NODES + BWM_MAX_LINKS) * BWM_MAX_NODES];
 	double cap[BWM_MAX_NODES], x[BWM_MAX_NODES];
 	int wnode[BWM_MAX_NODES];
 	int n = m->nr_nodes, nw = 0, nr, j, k;
@@ -53,17 +53,21 @@ int bwm_profile_run(const struct bwm_machine *m, uint32_t workers,
 	out->workers = workers;
 	out->seconds = seconds;
 	phase = seconds / n;
-	nr = 1 + nw;
+	nr = 1 + nw + m->nr_links;
 	for (j = 0; j < n; j++) {
 		memset(coef, 0, sizeof(double) * (size_t)nw * nr);
 		for (k = 0; k < nw; k++) {
-			int c = wnode[k];
+			int c = wnode[k], l;
 			double in = m->node[c].interconnect_gbps;
 
 			cap[k] = m->read_gbps[j][c];
 			coef[k] = 1 / m->node[j].ctrl_read_gbps;
 			if (in > 0 && j != c)
 				coef[(size_t)(1 + k) * nw + k] = 1 / in;
+			for (l = 0; l < m->nr_links; l++)
+				if (j != c && (m->route[j][c] & (1ull << l)))
+					coef[(size_t)(1 + nw + l) * nw + k] =
+						1 / m->link[l].gbps;
 		}
 		bwm_maxmin_fill(nw, cap, nr, coef, x);
 		for (k = 0; k < nw; k++) {
