@@ -7,8 +7,8 @@
  * What the counters give, per measured placement: the memory traffic
  * (last-level cache misses x 64 bytes over the time) and the share of
  * cycles the threads were not stalled.  A thread that never waited for
- * memory would move traffic / busy share (its demand, the model's
- * demand_gbps); that is read off directly.  How much a thread slows
+ * memory would move traffic / busy share (its demand: the model's
+ * demand_gbps times the machine's core speed); that is read off directly.  How much a thread slows
  * down when the latency grows (its memory-level parallelism) and how
  * much of its traffic writes (controllers write slower than they read)
  * are not.  The read share is what the memory controllers count where
@@ -174,7 +174,7 @@ int bwapd_fit(const struct bwm_machine *m, uint32_t workers,
 	}
 	if (!used)
 		return -EINVAL;
-	wl->demand_gbps = d / used;
+	wl->demand_gbps = d / used / bwm_core_speed(m);
 	p = q;
 	n = used;
 	if (counted)

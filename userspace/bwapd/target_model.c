@@ -7,9 +7,9 @@
  * counters are the model's, and its clock is the model's (waiting costs
  * no time).  The model has no instruction stream; it is made of the
  * workload's demand: a thread that never waits for memory retires one
- * instruction per cycle while it moves demand_gbps, so every byte moved
- * stands for cpu_ghz / demand_gbps instructions, and every 64 bytes is
- * one last-level cache miss.  The memory controllers' counters split the
+ * instruction per cycle while it moves its demand (bwm_thread_demand), so
+ * every byte moved stands for cpu_ghz / demand instructions, and every 64
+ * bytes is one last-level cache miss.  The memory controllers' counters split the
  * traffic into reads and writes (as uncore counters do for a machine
  * that runs one application).  All are as noisy as the other counters.
  *
@@ -133,7 +133,8 @@ static int run(struct world *w, double seconds)
 		w->stalls[i] += noisy(w, w->pred[i].stall_rate * seconds);
 		w->cycles[i] += (uint64_t)(bwm_workload_nr_threads(wl) *
 					   w->m.cpu_ghz * 1e9 * seconds + 0.5);
-		w->insns[i] += noisy(w, bytes * w->m.cpu_ghz / wl->demand_gbps);
+		w->insns[i] += noisy(w, bytes * w->m.cpu_ghz /
+					bwm_thread_demand(&w->m, wl));
 		w->accesses[i] += noisy(w, bytes / BWM_LINE_BYTES);
 		w->reads[i] += noisy(w, bytes * wl->read);
 		w->writes[i] += noisy(w, bytes * (1 - wl->read));

@@ -63,6 +63,8 @@ struct bwm_machine {
 	char name[64];
 	int nr_nodes;
 	double cpu_ghz;			/* for stall cycles */
+	/* a thread's demand here over its demand_gbps; 0 counts as 1 */
+	double core_speed;
 	double queue_factor;		/* loaded latency growth (model.md) */
 	struct bwm_node node[BWM_MAX_NODES];
 	double read_gbps[BWM_MAX_NODES][BWM_MAX_NODES];
@@ -100,19 +102,28 @@ uint32_t bwm_cpu_nodes(const struct bwm_machine *m);
 
 /* ---- workload --------------------------------------------------------- */
 
+/* A throughput measured on a preset machine, for the workload's tests. */
+struct bwm_measured {
+	char machine[64];		/* "": none */
+	uint32_t workers;		/* every core of each, first-touch */
+	double gbps;
+};
+
 struct bwm_workload {
 	char name[64];
 	char kind[32];			/* free text: "bandwidth-bound", ... */
 	uint32_t workers;		/* bitmask of worker nodes */
 	int threads[BWM_MAX_NODES];	/* threads on each node */
 	int threads_per_worker;		/* 0: every core of the worker */
-	double demand_gbps;		/* per thread, with memory for free */
+	/* per thread, with memory for free, on a core of speed 1 */
+	double demand_gbps;
 	double mlp;			/* outstanding misses per thread */
 	double shared;			/* fraction of traffic to shared pages */
 	double read;			/* fraction of traffic that reads */
 	double work_gb;			/* traffic of one thread over a run */
 	double footprint_gb;		/* memory it touches (dynamic policies) */
 	int first_touch_node;		/* -1: the lowest worker node */
+	struct bwm_measured measured;	/* the file's "measured", if any */
 };
 
 int bwm_workload_check(const struct bwm_machine *m,
@@ -143,6 +154,11 @@ int bwm_preset_load(const char *dir, const char *machine,
 		    struct bwm_machine *m, struct bwm_workload *wl,
 		    char *msg, size_t len);
 int bwm_workload_nr_threads(const struct bwm_workload *wl);
+/* m's core_speed (1 when unset). */
+double bwm_core_speed(const struct bwm_machine *m);
+/* What a thread of wl asks for on m's cores: demand_gbps x core speed. */
+double bwm_thread_demand(const struct bwm_machine *m,
+			 const struct bwm_workload *wl);
 /* The node that first touches the shared pages (-1: no worker). */
 int bwm_workload_first_touch(const struct bwm_workload *wl);
 /* The node of thread t, threads numbered node by node; -1: no such. */

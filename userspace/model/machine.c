@@ -20,6 +20,17 @@ static int check_fail(struct bwm_error *err, const char *field,
 	return bwm_json_fail(err, NULL, field, "%s", msg);
 }
 
+double bwm_core_speed(const struct bwm_machine *m)
+{
+	return m->core_speed > 0 ? m->core_speed : 1;
+}
+
+double bwm_thread_demand(const struct bwm_machine *m,
+			 const struct bwm_workload *wl)
+{
+	return wl->demand_gbps * bwm_core_speed(m);
+}
+
 uint32_t bwm_cpu_nodes(const struct bwm_machine *m)
 {
 	uint32_t mask = 0;
@@ -59,39 +70,44 @@ static int check_links(const struct bwm_machine *m, struct bwm_error *err)
 /*
  * Layer by layer (hop count h), each node reached at h - 1 offers its
  * outgoing links; a node not reached yet keeps the offer with the widest
- * narrowest link, the first link listed on a tie.
+ * narrowest link, then the one over the links the routes found so far
+ * load least for their capacity (used[l]: how many routes cross link l),
+ * then the first link listed.
  */
 static void route_from(const struct bwm_machine *m, int src,
-		       uint64_t out[BWM_MAX_NODES])
+		       const int *used, uint64_t out[BWM_MAX_NODES])
 {
+	double width[BWM_MAX_NODES], cost[BWM_MAX_NODES];
 	int hops[BWM_MAX_NODES];
-	double width[BWM_MAX_NODES];
 	int n = m->nr_nodes, h, v, l;
 
 	for (v = 0; v < n; v++) {
 		hops[v] = -1;
 		width[v] = 0;
+		cost[v] = 0;
 		out[v] = 0;
 	}
 	hops[src] = 0;
 	width[src] = INFINITY;
 	for (h = 1; h < n; h++) {
 		uint64_t next[BWM_MAX_NODES];
-		double nw[BWM_MAX_NODES];
+		double nw[BWM_MAX_NODES], nc[BWM_MAX_NODES];
 		bool any = false;
 
 		for (v = 0; v < n; v++)
 			nw[v] = 0;
 		for (l = 0; l < m->nr_links; l++) {
 			const struct bwm_link *a = &m->link[l];
-			double w;
+			double w, c;
 
 			if (hops[a->from] != h - 1 ||
 			    (hops[a->to] >= 0 && hops[a->to] < h))
 				continue;
 			w = fmin(width[a->from], a->gbps);
-			if (w > nw[a->to]) {
+			c = cost[a->from] + used[l] / a->gbps;
+			if (w > nw[a->to] || (w == nw[a->to] && c < nc[a->to])) {
 				nw[a->to] = w;
+				nc[a->to] = c;
 				next[a->to] = out[a->from] | (1ull << l);
 			}
 		}
@@ -99,6 +115,7 @@ static void route_from(const struct bwm_machine *m, int src,
 			if (nw[v] > 0 && hops[v] < 0) {
 				hops[v] = h;
 				width[v] = nw[v];
+				cost[v] = nc[v];
 				out[v] = next[v];
 				any = true;
 			}
@@ -110,7 +127,8 @@ static void route_from(const struct bwm_machine *m, int src,
 
 int bwm_machine_routes(struct bwm_machine *m, struct bwm_error *err)
 {
-	int a, b, ret;
+	int used[BWM_MAX_LINKS] = { 0 };
+	int a, b, l, ret;
 
 	ret = check_links(m, err);
 	if (ret)
@@ -118,8 +136,12 @@ int bwm_machine_routes(struct bwm_machine *m, struct bwm_error *err)
 	memset(m->route, 0, sizeof(m->route));
 	if (!m->nr_links)
 		return 0;
-	for (a = 0; a < m->nr_nodes; a++)
-		route_from(m, a, m->route[a]);
+	for (a = 0; a < m->nr_nodes; a++) {
+		route_from(m, a, used, m->route[a]);
+		for (b = 0; b < m->nr_nodes; b++)
+			for (l = 0; l < m->nr_links; l++)
+				used[l] += !!(m->route[a][b] & (1ull << l));
+	}
 	for (a = 0; a < m->nr_nodes; a++) {
 		for (b = 0; b < m->nr_nodes; b++) {
 			if (a == b || m->route[a][b] ||
@@ -144,6 +166,8 @@ int bwm_machine_check(const struct bwm_machine *m, struct bwm_error *err)
 		return check_fail(err, "cpu_ghz", "must be > 0");
 	if (!(m->queue_factor >= 0))
 		return check_fail(err, "queue_factor", "must be >= 0");
+	if (!(m->core_speed >= 0))
+		return check_fail(err, "core_speed", "must be > 0");
 	if (!bwm_cpu_nodes(m))
 		return check_fail(err, "nodes", "no node has CPUs");
 	for (i = 0; i < m->nr_nodes; i++) {
@@ -171,7 +195,8 @@ int bwm_machine_check(const struct bwm_machine *m, struct bwm_error *err)
 }
 
 static const char *const machine_keys[] = {
-	"name", "description", "source", "cpu_ghz", "queue_factor", "nodes",
+	"name", "description", "source", "cpu_ghz", "core_speed",
+	"queue_factor", "nodes",
 	"read_gbps", "write_gbps", "latency_ns", "links", NULL
 };
 
@@ -366,6 +391,9 @@ int bwm_machine_parse(const char *text, struct bwm_machine *m,
 	if (!ret)
 		ret = bwm_json_number(text, root, "", "cpu_ghz", true, 0, 0.01,
 				      100, &m->cpu_ghz, err);
+	if (!ret)
+		ret = bwm_json_number(text, root, "", "core_speed", false, 1,
+				      0.01, 100, &m->core_speed, err);
 	if (!ret)
 		ret = bwm_json_number(text, root, "", "queue_factor", false,
 				      BWM_DEFAULT_QUEUE_FACTOR, 0, 100,

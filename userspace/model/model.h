@@ -20,7 +20,8 @@ struct bwm_solver {
 	const struct bwm_workload *wls[BWM_MAX_CORUN];
 	int n;				/* nodes */
 	int nw;				/* flows */
-	int nr;				/* resources */
+	int nr;				/* resources some flow uses */
+	int rid[BWM_MAX_RES];		/* packed row -> resource */
 	int iterations;
 	int fwl[BWM_MAX_NODES];		/* flow -> workload */
 	int wnode[BWM_MAX_NODES];	/* flow -> worker node */

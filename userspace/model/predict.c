@@ -92,6 +92,15 @@ static double queue_delay(double u)
 	return u / (1 - u);
 }
 
+/* Add v to t[l] for every link l of route. */
+static void add_route(double *t, uint64_t route, double v)
+{
+	while (route) {
+		t[__builtin_ctzll(route)] += v;
+		route &= route - 1;
+	}
+}
+
 /*
  * Link l (resource 2n + l) carries flow k's reads from every node j on
  * the route j -> c and its writes on the route c -> j.
@@ -99,23 +108,18 @@ static double queue_delay(double u)
 static void link_coef(struct bwm_solver *s, int k, double nt, double rd)
 {
 	const struct bwm_machine *m = s->m;
+	double t[BWM_MAX_LINKS] = { 0 };
 	int c = s->wnode[k], n = s->n, j, l;
 
-	for (l = 0; l < m->nr_links; l++) {
-		uint64_t bit = 1ull << l;
-		double t = 0;
-
-		for (j = 0; j < n; j++) {
-			if (j == c || s->f[k][j] <= 0)
-				continue;
-			if (m->route[j][c] & bit)
-				t += rd * s->f[k][j];
-			if (m->route[c][j] & bit)
-				t += (1 - rd) * s->f[k][j];
-		}
-		s->coef[(2 * n + l) * BWM_MAX_NODES + k] =
-			nt * t / m->link[l].gbps;
+	for (j = 0; j < n; j++) {
+		if (j == c || s->f[k][j] <= 0)
+			continue;
+		add_route(t, m->route[j][c], rd * s->f[k][j]);
+		add_route(t, m->route[c][j], (1 - rd) * s->f[k][j]);
 	}
+	for (l = 0; l < m->nr_links; l++)
+		s->coef[(2 * n + l) * BWM_MAX_NODES + k] =
+			nt * t[l] / m->link[l].gbps;
 }
 
 /* One workload's flows: traffic shares per node, coefficients, path caps. */
@@ -183,7 +187,8 @@ static int setup_workload(struct bwm_solver *s, int w,
 
 /*
  * Resources: controllers 0..n-1, interconnects n..2n-1, links from 2n;
- * coef rows are BWM_MAX_NODES wide and packed to nw columns for the fill.
+ * coef rows are BWM_MAX_NODES wide, then the rows some flow uses are
+ * packed to nw columns for the fill (s->rid: the resource of each).
  */
 static int setup(struct bwm_solver *s, const struct bwm_machine *m, int nwl,
 		 const struct bwm_workload *const *wl,
@@ -198,7 +203,6 @@ static int setup(struct bwm_solver *s, const struct bwm_machine *m, int nwl,
 	s->n = m->nr_nodes;
 	s->nw = 0;
 	s->nwl = nwl;
-	s->nr = 2 * s->n + m->nr_links;
 	memset(s->coef, 0, sizeof(s->coef));
 	for (w = 0; w < nwl; w++) {
 		s->wls[w] = wl[w];
@@ -206,9 +210,18 @@ static int setup(struct bwm_solver *s, const struct bwm_machine *m, int nwl,
 		if (ret)
 			return ret;
 	}
-	for (r = 0; r < s->nr; r++)
-		for (k = 0; k < s->nw; k++)
-			packed[r * s->nw + k] = s->coef[r * BWM_MAX_NODES + k];
+	s->nr = 0;
+	for (r = 0; r < 2 * s->n + m->nr_links; r++) {
+		const double *row = s->coef + r * BWM_MAX_NODES;
+		bool used = false;
+
+		for (k = 0; k < s->nw; k++) {
+			packed[s->nr * s->nw + k] = row[k];
+			used |= row[k] > 0;
+		}
+		if (used)
+			s->rid[s->nr++] = r;
+	}
 	memcpy(s->coef, packed, sizeof(double) * (size_t)s->nr * s->nw);
 	return 0;
 }
@@ -230,32 +243,42 @@ static double utilisation(const struct bwm_solver *s, int r)
 static double path_latency(const struct bwm_solver *s, int k, int j)
 {
 	const struct bwm_machine *m = s->m;
-	int c = s->wnode[k], l;
+	int c = s->wnode[k];
 	double q = s->qc[j] + queue_delay(s->pc[k][j] * s->x[k]);
+	uint64_t route = j != c && m->nr_links ? m->route[j][c] : 0;
 
-	for (l = 0; j != c && l < m->nr_links; l++)
-		if (m->route[j][c] & (1ull << l))
-			q += s->ql[l];
+	while (route) {
+		q += s->ql[__builtin_ctzll(route)];
+		route &= route - 1;
+	}
 	return m->latency_ns[j][c] * (1 + m->queue_factor * q);
 }
 
 /* Utilisation and loaded latency for the rates s->x. */
 static void load(struct bwm_solver *s)
 {
-	int j, k, l;
+	int j, k, r, n = s->n;
 
-	for (j = 0; j < s->n; j++) {
-		s->uc[j] = utilisation(s, j);
-		s->qc[j] = queue_delay(s->uc[j]);
-	}
-	for (l = 0; l < s->m->nr_links; l++) {
-		s->ul[l] = utilisation(s, 2 * s->n + l);
-		s->ql[l] = queue_delay(s->ul[l]);
+	memset(s->uc, 0, sizeof(s->uc[0]) * n);
+	memset(s->qc, 0, sizeof(s->qc[0]) * n);
+	memset(s->ul, 0, sizeof(s->ul[0]) * s->m->nr_links);
+	memset(s->ql, 0, sizeof(s->ql[0]) * s->m->nr_links);
+	for (r = 0; r < s->nr; r++) {
+		int id = s->rid[r];
+		double u = utilisation(s, r);
+
+		if (id < n) {
+			s->uc[id] = u;
+			s->qc[id] = queue_delay(u);
+		} else if (id >= 2 * n) {
+			s->ul[id - 2 * n] = u;
+			s->ql[id - 2 * n] = queue_delay(u);
+		}
 	}
 	for (k = 0; k < s->nw; k++) {
 		double avg = 0;
 
-		for (j = 0; j < s->n; j++)
+		for (j = 0; j < n; j++)
 			if (s->f[k][j] > 0)
 				avg += s->f[k][j] * path_latency(s, k, j);
 		s->lavg[k] = avg;
@@ -272,18 +295,28 @@ static void rates(struct bwm_solver *s, double *x)
 		const struct bwm_workload *wl = s->wls[s->fwl[k]];
 		/* GB/s = bytes/ns: mlp lines in flight per latency */
 		double lat_rate = wl->mlp * BWM_LINE_BYTES / s->lavg[k];
-		double d = 1 / (1 / wl->demand_gbps + 1 / lat_rate);
+		double d = 1 / (1 / bwm_thread_demand(s->m, wl) +
+				1 / lat_rate);
 
 		cap[k] = fmin(d, s->pathcap[k]);
 	}
 	bwm_maxmin_fill(s->nw, cap, s->nr, s->coef, x);
 }
 
+/*
+ * The rates the latencies allow fall as the rates rise (more load, more
+ * queueing), so x = F(x) is solved by damped steps x += lambda (F(x) - x)
+ * with lambda per flow from the slope of F seen between two steps: for
+ * F(x) = b - a x, lambda = 1 / (1 + a) lands on the fixed point.  When
+ * the largest change stops shrinking (F jumps where a resource fills),
+ * no step may be longer than a shrinking limit.
+ */
 int bwm_solve(struct bwm_solver *s, const struct bwm_machine *m, int nwl,
 	      const struct bwm_workload *const *wl,
 	      const struct bwm_placement *const *pl)
 {
-	double xn[BWM_MAX_FLOWS], lambda = 1, prev = INFINITY;
+	double xn[BWM_MAX_FLOWS], px[BWM_MAX_FLOWS], pf[BWM_MAX_FLOWS];
+	double damp = 1, prev = INFINITY;
 	int k, w, it, ret;
 
 	ret = setup(s, m, nwl, wl, pl);
@@ -298,17 +331,26 @@ int bwm_solve(struct bwm_solver *s, const struct bwm_machine *m, int nwl,
 		for (k = 0; k < s->nw; k++) {
 			diff = fmax(diff, fabs(xn[k] - s->x[k]));
 			scale = fmax(scale, xn[k]);
-			s->x[k] += lambda * (xn[k] - s->x[k]);
 		}
 		s->iterations = it;
 		if (diff <= FP_TOL * scale)
 			break;
-		/* Oscillating: damp harder. */
-		if (it > 1 && diff >= prev && lambda > 0.02)
-			lambda *= 0.5;
-		else if (it == 1)
-			lambda = 0.5;
+		if (it > 1 && diff >= prev && damp > 0.02)
+			damp *= 0.5;
 		prev = diff;
+		for (k = 0; k < s->nw; k++) {
+			double lambda = 0.5, dx = s->x[k] - px[k];
+
+			if (it > 1 && fabs(dx) > 1e-12 * scale) {
+				double slope = (xn[k] - pf[k]) / dx;
+
+				lambda = slope < 0 ? 1 / (1 - slope) : 1;
+			}
+			px[k] = s->x[k];
+			pf[k] = xn[k];
+			s->x[k] += fmax(0.02, fmin(damp, lambda)) *
+				   (xn[k] - s->x[k]);
+		}
 	}
 	load(s);
 	for (w = 0; w < nwl; w++) {
@@ -366,7 +408,7 @@ int bwm_predict_corun(const struct bwm_machine *m, int nr,
 		o = &out[w];
 		nt = wl[w]->threads[c];
 		rd = wl[w]->read;
-		sf = fmax(0, 1 - x / wl[w]->demand_gbps);
+		sf = fmax(0, 1 - x / bwm_thread_demand(m, wl[w]));
 		if (o->slowest < 0 && x <= s.xmin[w])
 			o->slowest = c;
 		o->thread_gbps[c] = x;

@@ -227,6 +227,9 @@ static struct json_object *jstrategy(const struct bwm_machine *m,
 	json_object_object_add(o, "ctrl_write_gbps",
 			       jarray(r->pred.ctrl_write_gbps, n));
 	json_object_object_add(o, "ctrl_util", jarray(r->pred.ctrl_util, n));
+	if (m->nr_links)
+		json_object_object_add(o, "link_util",
+				       jarray(r->pred.link_util, m->nr_links));
 	json_object_object_add(o, "worker_gbps", jarray(r->pred.worker_gbps, n));
 	return o;
 }

@@ -104,31 +104,38 @@ int bwm_workload_bind(const struct bwm_machine *m, struct bwm_workload *wl,
 }
 
 static const char *const workload_keys[] = {
-	"name", "class", "description", "workers", "threads_per_worker",
+	"name", "class", "description", "source", "measured", "workers",
+	"threads_per_worker",
 	"demand_gbps", "mlp", "shared", "read", "work_gb",
 	"first_touch_node", "footprint_gb", NULL
 };
 
-static int parse_workers(const char *text, struct json_object *root,
-			 struct bwm_workload *wl, struct bwm_error *err)
+/*
+ * A non-empty array of distinct node numbers at obj[key] into *mask;
+ * errors name 'field' (the key with its parents).
+ */
+static int parse_node_list(const char *text, struct json_object *obj,
+			   const char *key, const char *field, uint32_t *mask,
+			   struct bwm_error *err)
 {
 	struct json_object *a;
-	char path[32];
+	char path[48];
 	size_t i, n;
 
-	if (!json_object_object_get_ex(root, "workers", &a) || !a)
-		return bwm_json_fail(err, text, "workers",
+	*mask = 0;
+	if (!json_object_object_get_ex(obj, key, &a) || !a)
+		return bwm_json_fail(err, text, field,
 				     "missing (an array of node numbers)");
 	if (!json_object_is_type(a, json_type_array) ||
 	    !json_object_array_length(a))
-		return bwm_json_fail(err, text, "workers",
+		return bwm_json_fail(err, text, field,
 				     "must be a non-empty array of node numbers");
 	n = json_object_array_length(a);
 	for (i = 0; i < n; i++) {
 		struct json_object *v = json_object_array_get_idx(a, i);
 		int64_t node;
 
-		snprintf(path, sizeof(path), "workers[%zu]", i);
+		snprintf(path, sizeof(path), "%s[%zu]", field, i);
 		if (!v || !json_object_is_type(v, json_type_int))
 			return bwm_json_fail(err, text, path,
 					     "not a node number");
@@ -137,13 +144,44 @@ static int parse_workers(const char *text, struct json_object *root,
 			return bwm_json_fail(err, text, path,
 					     "node %lld out of range [0, %d]",
 					     (long long)node, BWM_MAX_NODES - 1);
-		if (wl->workers & (1u << node))
+		if (*mask & (1u << node))
 			return bwm_json_fail(err, text, path,
 					     "node %lld listed twice",
 					     (long long)node);
-		wl->workers |= 1u << node;
+		*mask |= 1u << node;
 	}
 	return 0;
+}
+
+static const char *const measured_keys[] = {
+	"machine", "workers", "gbps", NULL
+};
+
+/* The optional "measured" object: a throughput seen on a preset machine. */
+static int parse_measured(const char *text, struct json_object *root,
+			  struct bwm_measured *ms, struct bwm_error *err)
+{
+	struct json_object *o;
+	int ret;
+
+	if (!json_object_object_get_ex(root, "measured", &o) || !o)
+		return 0;
+	if (!json_object_is_type(o, json_type_object))
+		return bwm_json_fail(err, text, "measured", "not an object");
+	ret = bwm_json_known_keys(text, o, "measured", measured_keys, err);
+	if (!ret)
+		ret = bwm_json_string(text, o, "machine", ms->machine,
+				      sizeof(ms->machine), err);
+	if (!ret && !ms->machine[0])
+		ret = bwm_json_fail(err, text, "measured.machine",
+				    "missing (a preset machine)");
+	if (!ret)
+		ret = parse_node_list(text, o, "workers", "measured.workers",
+				      &ms->workers, err);
+	if (!ret)
+		ret = bwm_json_number(text, o, "measured", "gbps", true, 0,
+				      1e-6, 1e6, &ms->gbps, err);
+	return ret;
 }
 
 int bwm_workload_parse(const char *text, struct bwm_workload *wl,
@@ -169,7 +207,10 @@ int bwm_workload_parse(const char *text, struct bwm_workload *wl,
 		ret = bwm_json_string(text, root, "class", wl->kind,
 				      sizeof(wl->kind), err);
 	if (!ret)
-		ret = parse_workers(text, root, wl, err);
+		ret = parse_node_list(text, root, "workers", "workers",
+				      &wl->workers, err);
+	if (!ret)
+		ret = parse_measured(text, root, &wl->measured, err);
 	if (!ret)
 		ret = bwm_json_number(text, root, "", "threads_per_worker",
 				      false, 0, 0, 4096, &tpw, err);

@@ -11,6 +11,7 @@ static const char *const presets[] = {
 
 static const char *const workloads[] = {
 	"bandwidth-bound", "latency-bound", "mixed", "private-heavy",
+	"ocean-cp", "ocean-ncp", "sp-b", "streamcluster", "ft-c",
 };
 
 TEST(presets_parse)
@@ -71,6 +72,57 @@ TEST(bwap_machine_b_ratios)
 	}
 	EXPECT_NEAR(2.3, hi / lo, 0.01);
 	EXPECT_NEAR(1.8, ratio(&m, 1, 0), 0.01);
+}
+
+/*
+ * The benchmark presets move, on the machine they were measured on
+ * (first-touch, every core of the workers), the traffic measured there:
+ * the BWAP paper's Table I.
+ */
+TEST(benchmarks_move_the_measured_traffic)
+{
+	static const double table1[][2] = {	/* MB/s read, written */
+		{ 17576, 6492 }, { 16053, 5578 }, { 11962, 5352 },
+		{ 10055, 70 }, { 5585, 4715 },
+	};
+	unsigned int i;
+
+	for (i = 4; i < sizeof(workloads) / sizeof(workloads[0]); i++) {
+		struct bwm_workload wl;
+		struct bwm_machine m;
+		struct bwm_placement pl;
+		struct bwm_prediction p;
+		const double *t = table1[i - 4];
+
+		ASSERT_EQ(0, bwm_test_load("bwap-b", workloads[i], 0, &m, &wl));
+		ASSERT_STREQ("bwap-b", wl.measured.machine);
+		EXPECT_NEAR((t[0] + t[1]) / 1000, wl.measured.gbps, 5e-4);
+		EXPECT_NEAR(t[0] / (t[0] + t[1]), wl.read, 1e-4);
+		ASSERT_EQ(0, bwm_workload_bind(&m, &wl, wl.measured.workers, 0,
+					       NULL));
+		bwm_placement_first_touch(&pl, m.nr_nodes,
+					  bwm_workload_first_touch(&wl));
+		ASSERT_EQ(0, bwm_predict(&m, &wl, &pl, &p));
+		TH_LOG("%s: %.3f GB/s measured, %.3f predicted", workloads[i],
+		       wl.measured.gbps, p.throughput_gbps);
+		EXPECT_NEAR(wl.measured.gbps, p.throughput_gbps,
+			    0.01 * wl.measured.gbps);
+	}
+}
+
+/* A Bulldozer core asks for less than the Broadwell cores of machine B. */
+TEST(core_speed_scales_demand)
+{
+	struct bwm_workload wl;
+	struct bwm_machine a, b;
+
+	ASSERT_EQ(0, bwm_test_load("bwap-a", "ocean-cp", 0, &a, &wl));
+	ASSERT_EQ(0, bwm_test_load("bwap-b", NULL, 0, &b, NULL));
+	EXPECT_NEAR(1, bwm_core_speed(&b), 0);
+	EXPECT_NEAR(0.6 * wl.demand_gbps, bwm_thread_demand(&a, &wl), 1e-12);
+	a.core_speed = 0;	/* built in memory without one */
+	EXPECT_NEAR(wl.demand_gbps, bwm_thread_demand(&a, &wl), 0);
+	EXPECT_LT(0, a.nr_links);
 }
 
 TEST(haswell_remote_local)
@@ -230,6 +282,21 @@ TEST(workload_errors)
 	EXPECT_EQ(0, bwm_workload_bind(&m, &wl, 0x2, 0, &err));
 	EXPECT_EQ(32, bwm_workload_nr_threads(&wl));
 	EXPECT_EQ(-EINVAL, bwm_workload_bind(&m, &wl, 0x2, 33, &err));
+	EXPECT_EQ(-EINVAL, bwm_workload_parse(
+		"{\"workers\": [0], \"demand_gbps\": 1, \"mlp\": 1, \"shared\": 1,\n"
+		" \"measured\": {\"machine\": \"b\", \"workers\": [0, 0], \"gbps\": 1}}",
+		&wl, &err));
+	EXPECT_STREQ("measured.workers[1]", err.field);
+	EXPECT_EQ(2, err.line);
+	EXPECT_EQ(-EINVAL, bwm_workload_parse(
+		"{\"workers\": [0], \"demand_gbps\": 1, \"mlp\": 1, \"shared\": 1,\n"
+		" \"measured\": {\"machine\": \"b\", \"workers\": [0]}}",
+		&wl, &err));
+	EXPECT_STREQ("measured.gbps", err.field);
+	EXPECT_EQ(-EINVAL, bwm_workload_parse(
+		"{\"workers\": [0], \"demand_gbps\": 1, \"mlp\": 1, \"shared\": 1,\n"
+		" \"measured\": {\"machin\": \"b\"}}", &wl, &err));
+	EXPECT_STREQ("measured.machin", err.field);
 }
 
 TEST_HARNESS_MAIN
