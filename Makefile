@@ -66,7 +66,7 @@ TIMED      = scripts/timed.sh $(STAGES)
 .PHONY: help deps source kernel kernels kernel-deb harness-source selftests numactl \
 	numactl-deb numactl-check numactl-package-check initramfs check checkpatch host-tests \
 	shellcheck manlint series-build demo bench bench-kernel \
-	compare-upstream shell clean model model-check bench-model bench-bwapd bench-inspect bench-tuner check-signature bwapd bwapd-check bwapd-static \
+	compare-upstream shell clean model model-check reproduce bench-model bench-bwapd bench-inspect bench-tuner check-signature bwapd bwapd-check bwapd-static \
 	bwapd-deb bwapd-package-check
 
 help:
@@ -107,6 +107,8 @@ help:
 	@echo '  model         build the NUMA bandwidth model and bwap-eval (build/model/)'
 	@echo '  model-check   the model'"'"'s tests under ASan/UBSan on the host (TAP in'
 	@echo '                build/results/host/tap/model-*.tap)'
+	@echo '  reproduce     the BWAP paper'"'"'s evaluation on the model beside its published'
+	@echo '                figures: build/reproduce/reproduce.md and its SVG figures'
 	@echo '  bench-model   model predictions per second, exhaustive search time'
 	@echo '  bench-tuner   the tuner against the weight-vector optimum on every model'
 	@echo '                preset, worker set and workload, 5 seeds, 1 % noise'
@@ -335,6 +337,10 @@ model-check: $(MODEL_DEPS)
 
 bench-model: model
 	@$(MODEL_MAKE) bench
+
+reproduce: model
+	@$(BUILD)/model/bwap-reproduce -o $(BUILD)/reproduce
+	@echo "reproduce: $(BUILD)/reproduce/reproduce.md and its figures"
 
 # bwapd links libbwmodel; its host tests need the same harness.
 BWAPD_MAKE = $(MAKE) --no-print-directory -C userspace/bwapd KSRC=$(KSRC) \

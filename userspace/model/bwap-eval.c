@@ -11,8 +11,6 @@
 
 #include "report.h"
 
-#define MAX_SCENARIOS	16
-
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
@@ -176,7 +174,7 @@ int main(int argc, char **argv)
 {
 	const char *prog = argv[0], *machine = NULL, *workload = NULL;
 	const char *svg = NULL, *dwp_svg = NULL;
-	uint32_t workers[MAX_SCENARIOS];
+	uint32_t workers[REPORT_MAX_SCENARIOS];
 	struct bwm_eval_opts opts;
 	struct bwm_machine m;
 	struct bwm_workload wl;
@@ -204,9 +202,9 @@ int main(int argc, char **argv)
 					prog, optarg);
 				return 2;
 			}
-			if (nsc == MAX_SCENARIOS) {
+			if (nsc == REPORT_MAX_SCENARIOS) {
 				fprintf(stderr, "%s: at most %d --workers\n",
-					prog, MAX_SCENARIOS);
+					prog, REPORT_MAX_SCENARIOS);
 				return 2;
 			}
 			workers[nsc++] = (uint32_t)mask;

@@ -309,52 +309,37 @@ char *report_json(const struct bwm_machine *m, const struct scenario *sc,
 int report_svg_strategies(FILE *f, const struct bwm_machine *m,
 			  const struct scenario *sc, int nsc)
 {
-	double ymax = 0, gw, bw, h = SVG_H - PT - PB;
-	char title[320], nodes[64];
-	int g, s, ns = 0;
+	static char groups[REPORT_MAX_SCENARIOS][64], subs[REPORT_MAX_SCENARIOS][32];
+	const char *group[REPORT_MAX_SCENARIOS], *sub[REPORT_MAX_SCENARIOS];
+	const char *series[BWM_NR_STRATEGIES];
+	double v[REPORT_MAX_SCENARIOS * BWM_NR_STRATEGIES];
+	char title[320], nodes[48];
+	struct bwm_svg_bars b = {
+		.title = title, .ylabel = "speedup vs first-touch",
+		.ngroups = nsc, .nseries = BWM_NR_STRATEGIES,
+		.group = group, .sub = sub, .series = series,
+		.colour = bwm_svg_colours, .v = v, .unit = "x",
+	};
+	int g, s;
 
-	for (g = 0; g < nsc; g++)
-		for (s = 0; s < BWM_NR_STRATEGIES; s++)
-			if (sc[g].ev.r[s].valid)
-				ymax = fmax(ymax, sc[g].ev.r[s].speedup);
-	for (s = 0; s < BWM_NR_STRATEGIES; s++)
-		ns += sc[0].ev.r[s].valid;
+	if (nsc > REPORT_MAX_SCENARIOS)
+		return -EINVAL;
 	snprintf(title, sizeof(title), "%s on %s: speedup over first-touch",
 		 sc[0].wl.name, m->name);
-	bwm_svg_begin(f, title);
-	ymax = bwm_svg_yaxis(f, ymax, "speedup vs first-touch", 0);
-	gw = (double)(SVG_W - PL - PR) / nsc;
-	bw = gw * 0.8 / ns;
+	for (s = 0; s < BWM_NR_STRATEGIES; s++)
+		series[s] = bwm_strategy_name(s);
 	for (g = 0; g < nsc; g++) {
-		int k = 0;
-
-		for (s = 0; s < BWM_NR_STRATEGIES; s++) {
-			const struct bwm_strategy_result *r = &sc[g].ev.r[s];
-			double x = PL + g * gw + gw * 0.1 + k * bw;
-			double bh = r->speedup / ymax * h;
-
-			if (!r->valid)
-				continue;
-			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>",
-				x, SVG_H - PB - bh, bw * 0.9, bh, bwm_svg_colours[s]);
-			bwm_svg_text(f, bwm_strategy_name(s));
-			fprintf(f, ": %.2fx (%.2f GB/s)</title></rect>\n", r->speedup,
-				r->pred.throughput_gbps);
-			k++;
-		}
-		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">workers %s</text>\n",
-			PL + (g + 0.5) * gw, SVG_H - PB + 20,
-			report_nodes(sc[g].wl.workers, nodes, sizeof(nodes)));
-		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%d threads</text>\n",
-			PL + (g + 0.5) * gw, SVG_H - PB + 36,
-			bwm_workload_nr_threads(&sc[g].wl));
+		snprintf(groups[g], sizeof(groups[g]), "workers %s",
+			 report_nodes(sc[g].wl.workers, nodes, sizeof(nodes)));
+		snprintf(subs[g], sizeof(subs[g]), "%d threads",
+			 bwm_workload_nr_threads(&sc[g].wl));
+		group[g] = groups[g];
+		sub[g] = subs[g];
+		for (s = 0; s < BWM_NR_STRATEGIES; s++)
+			v[g * BWM_NR_STRATEGIES + s] = sc[g].ev.r[s].valid ?
+				sc[g].ev.r[s].speedup : NAN;
 	}
-	fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"black\"/>\n",
-		PL, SVG_W - PR, SVG_H - PB, SVG_H - PB);
-	for (s = 0, g = 0; s < BWM_NR_STRATEGIES; s++)
-		if (sc[0].ev.r[s].valid)
-			bwm_svg_legend(f, g++, bwm_strategy_name(s), bwm_svg_colours[s]);
-	return bwm_svg_end(f);
+	return bwm_svg_bars(f, &b);
 }
 
 int report_svg_dwp(FILE *f, const struct bwm_machine *m,

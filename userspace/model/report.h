@@ -9,6 +9,8 @@
 
 #include "bwmodel.h"
 
+#define REPORT_MAX_SCENARIOS	16	/* -W columns */
+
 struct scenario {
 	struct bwm_workload wl;		/* bound to the machine */
 	struct bwm_eval ev;

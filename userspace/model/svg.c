@@ -144,6 +144,59 @@ void bwm_svg_polyline(FILE *f, const double *x, const double *y, int n,
 	}
 }
 
+int bwm_svg_bars(FILE *f, const struct bwm_svg_bars *b)
+{
+	double ymax = 0, gw, bw, h = H - T - B;
+	int g, i, k, shown = 0;
+
+	for (i = 0; i < b->ngroups * b->nseries; i++)
+		if (isfinite(b->v[i]))
+			ymax = fmax(ymax, b->v[i]);
+	for (i = 0; i < b->nseries; i++)
+		for (g = 0; g < b->ngroups; g++)
+			if (isfinite(b->v[g * b->nseries + i])) {
+				shown++;
+				break;
+			}
+	bwm_svg_begin(f, b->title);
+	ymax = bwm_svg_yaxis(f, ymax, b->ylabel, 0);
+	gw = (double)(W - L - R) / (b->ngroups > 0 ? b->ngroups : 1);
+	bw = gw * 0.8 / (shown > 0 ? shown : 1);
+	for (g = 0; g < b->ngroups; g++) {
+		for (i = 0, k = 0; i < b->nseries; i++) {
+			double v = b->v[g * b->nseries + i], x, bh;
+
+			if (!isfinite(v))
+				continue;
+			x = L + g * gw + gw * 0.1 + k++ * bw;
+			bh = v / ymax * h;
+			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"",
+				x, H - B - bh, bw * 0.9, bh);
+			bwm_svg_text(f, b->colour[i]);
+			fputs("\"><title>", f);
+			bwm_svg_text(f, b->series[i]);
+			fprintf(f, ": %.2f", v);
+			bwm_svg_text(f, b->unit ? b->unit : "");
+			fputs("</title></rect>\n", f);
+		}
+		text(f, b->group[g], "x=\"%.1f\" y=\"%d\" text-anchor=\"middle\"",
+		     L + (g + 0.5) * gw, H - B + 20);
+		if (b->sub)
+			text(f, b->sub[g],
+			     "x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\"",
+			     L + (g + 0.5) * gw, H - B + 36);
+	}
+	fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"black\"/>\n",
+		L, W - R, H - B, H - B);
+	for (i = 0, k = 0; i < b->nseries; i++)
+		for (g = 0; g < b->ngroups; g++)
+			if (isfinite(b->v[g * b->nseries + i])) {
+				bwm_svg_legend(f, k++, b->series[i], b->colour[i]);
+				break;
+			}
+	return bwm_svg_end(f);
+}
+
 int bwm_svg_end(FILE *f)
 {
 	fprintf(f, "</svg>\n");

@@ -31,6 +31,23 @@ void bwm_svg_legend(FILE *f, int i, const char *label, const char *colour);
 /* Points (x[i], y[i]) joined, on axes from 0 to xmax and ymax. */
 void bwm_svg_polyline(FILE *f, const double *x, const double *y, int n,
 		      double xmax, double ymax, const char *colour);
+/*
+ * A grouped bar chart on its own canvas: ngroups groups of nseries bars,
+ * v[g * nseries + s] high (NAN: no bar), each with a tooltip; a legend
+ * of the series.
+ */
+struct bwm_svg_bars {
+	const char *title, *ylabel;
+	int ngroups, nseries;
+	const char *const *group;	/* label under each group */
+	const char *const *sub;		/* second line under each; may be NULL */
+	const char *const *series;	/* name of each series */
+	const char *const *colour;	/* colour of each series */
+	const double *v;
+	const char *unit;		/* tooltip: "%.2f" then unit */
+};
+
+int bwm_svg_bars(FILE *f, const struct bwm_svg_bars *b);
 /* Close the document; -EIO if writing failed. */
 int bwm_svg_end(FILE *f);
 

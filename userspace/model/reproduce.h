@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The BWAP paper's evaluation on the model (reproduce.c): its benchmarks
+ * on its two machines in its two scenarios, every strategy, and the
+ * published figures to compare them with.
+ */
+#ifndef BWM_REPRODUCE_H
+#define BWM_REPRODUCE_H
+
+#include "bwmodel.h"
+
+#define BWM_REPRO_BENCHES	5
+#define BWM_REPRO_SETS		5	/* co-scheduled: A 1, 2, 4; B 1, 2 */
+#define BWM_REPRO_MACHINES	2
+#define BWM_REPRO_MAX_ALONE	4	/* stand-alone worker counts tried */
+
+struct bwm_repro_bench {
+	const char *preset;		/* workload preset */
+	const char *abbr;		/* the paper's: OC, ON, SP.B, SC, FT.C */
+};
+
+struct bwm_repro_set {
+	int machine;			/* 0: bwap-a, 1: bwap-b */
+	uint32_t workers;
+	const char *label;		/* "A, 1 worker" */
+};
+
+extern const char *const bwm_repro_machines[BWM_REPRO_MACHINES];
+extern const struct bwm_repro_bench bwm_repro_benches[BWM_REPRO_BENCHES];
+extern const struct bwm_repro_set bwm_repro_sets[BWM_REPRO_SETS];
+/* the paper's Table II: BWAP's best DWP, [bench][set] */
+extern const double bwm_repro_table2[BWM_REPRO_BENCHES][BWM_REPRO_SETS];
+
+/* A published "up to" figure: the largest ratio of two strategies. */
+struct bwm_repro_claim {
+	const char *what;
+	const char *where;		/* in the paper */
+	enum bwm_strategy num, den;
+	double paper;
+	double tolerance;		/* asserted within it; 0: shown only */
+};
+
+#define BWM_REPRO_CLAIMS	6
+extern const struct bwm_repro_claim bwm_repro_claims[BWM_REPRO_CLAIMS];
+
+/* One benchmark on one machine's worker set: throughput per strategy. */
+struct bwm_repro_case {
+	double gbps[BWM_NR_STRATEGIES];
+	double overhead[BWM_NR_STRATEGIES];
+	double dwp;			/* BWAP's */
+	double bwap_uniform_dwp;
+	uint32_t workers;
+};
+
+struct bwm_repro {
+	/* co-scheduled: the benchmark on its workers, the rest idle */
+	struct bwm_repro_case co[BWM_REPRO_SETS][BWM_REPRO_BENCHES];
+	/*
+	 * stand-alone: every strategy at the worker count (1, 2, 4, all
+	 * nodes) that suits it best; alone[m][b].gbps[s] is that one's
+	 * throughput and alone_workers[m][b][s] its worker set
+	 */
+	struct bwm_repro_case alone[BWM_REPRO_MACHINES][BWM_REPRO_BENCHES];
+	/* on every node of the machine */
+	struct bwm_repro_case full[BWM_REPRO_MACHINES][BWM_REPRO_BENCHES];
+	uint32_t alone_workers[BWM_REPRO_MACHINES][BWM_REPRO_BENCHES]
+			      [BWM_NR_STRATEGIES];
+};
+
+/*
+ * Evaluate every case from the presets in datadir.  Deterministic; on
+ * error msg says which preset failed.
+ */
+int bwm_reproduce(const char *datadir, struct bwm_repro *r, char *msg,
+		  size_t len);
+
+/* Where a claim's ratio is largest on machine m (-1: both). */
+struct bwm_repro_max {
+	double ratio;
+	int bench;
+	int set;			/* co-scheduled set, or -1 - machine */
+};
+
+struct bwm_repro_max bwm_repro_claim_max(const struct bwm_repro *r,
+					 const struct bwm_repro_claim *c,
+					 int machine);
+/* BWAP over the better of uniform-workers and uniform-all. */
+double bwm_repro_over_uniform(const struct bwm_repro_case *c);
+
+#endif /* BWM_REPRODUCE_H */
