@@ -31,7 +31,10 @@ static int load(struct bwm_machine *m, struct bwm_workload *wl,
 
 int main(void)
 {
-	static const char *const wls[] = { "bandwidth-bound", "latency-bound" };
+	/* the third: machine A without its links, to show what they cost */
+	static const char *const wls[] = {
+		"bandwidth-bound", "latency-bound", "bandwidth-bound",
+	};
 	struct bwm_machine m;
 	struct bwm_workload wl;
 	struct bwm_placement pl;
@@ -41,9 +44,14 @@ int main(void)
 	int w, j;
 
 	printf("bwmodel-bench: BWAP machine A (8 nodes)\n");
-	for (w = 0; w < 2; w++) {
+	for (w = 0; w < 3; w++) {
 		if (load(&m, &wl, wls[w], 0x3))
 			return 1;
+		if (w == 2) {
+			m.nr_links = 0;
+			if (bwm_machine_routes(&m, NULL))
+				return 1;
+		}
 		n = 0;
 		t0 = now_s();
 		do {
@@ -62,8 +70,9 @@ int main(void)
 			}
 			t = now_s() - t0;
 		} while (t < 1.0);
-		printf("  %-16s 2 workers: %9.0f predictions/s (%.2f us each)\n",
-		       wls[w], n / t, t / n * 1e6);
+		printf("  %-16s 2 workers%s: %9.0f predictions/s (%.2f us each)\n",
+		       wls[w], w == 2 ? ", no links" : "", n / t,
+		       t / n * 1e6);
 	}
 	for (w = 0; w < 2; w++) {
 		uint32_t workers = w ? 0xff : 0x3;
