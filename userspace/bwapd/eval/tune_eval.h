@@ -147,6 +147,9 @@ static inline void tev_perturb(const struct bwm_machine *m, double off,
 			TEV_OFF(out->latency_ns[i][j]);
 		}
 	}
+	/* the same routes: the links are as they were, not as wide */
+	for (i = 0; i < m->nr_links; i++)
+		TEV_OFF(out->link[i].gbps);
 #undef TEV_OFF
 }
 

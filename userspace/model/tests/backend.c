@@ -71,6 +71,43 @@ TEST(saturation_caps_at_capacity)
 	EXPECT_GT_D(p.stall_fraction, 0.3);
 }
 
+/*
+ * The loaded-latency fixed point converges on placements drawn at
+ * random, where machine A's links fill and its queues grow fast (the
+ * rates the latencies allow jump where a resource fills).
+ */
+TEST(fixed_point_converges)
+{
+	static const char *const wls[] = { "bandwidth-bound", "ocean-cp" };
+	struct bwm_rng rng;
+	unsigned int w;
+	int i, j, worst = 0;
+
+	bwm_rng_seed(&rng, 7);
+	for (w = 0; w < 2; w++) {
+		struct bwm_machine m;
+		struct bwm_workload wl;
+
+		ASSERT_EQ(0, setup(&m, &wl, wls[w], 0x3));
+		for (i = 0; i < 1000; i++) {
+			struct bwm_placement pl;
+			struct bwm_prediction p;
+			double frac[8], sum = 0;
+
+			for (j = 0; j < 8; j++)
+				sum += frac[j] = bwm_rng_uniform(&rng);
+			for (j = 0; j < 8; j++)
+				frac[j] /= sum;
+			bwm_placement_interleave(&pl, 8, frac);
+			ASSERT_EQ(0, bwm_predict(&m, &wl, &pl, &p));
+			worst = p.iterations > worst ? p.iterations : worst;
+			EXPECT_GT_D(200, p.iterations);
+			EXPECT_GT_D(p.throughput_gbps, 0);
+		}
+	}
+	TH_LOG("most fixed-point steps: %d", worst);
+}
+
 TEST(bad_placements)
 {
 	struct bwm_machine m;

@@ -84,7 +84,7 @@ TEST(routes_take_the_widest_of_the_shortest)
 	ASSERT_EQ(0, bwm_machine_routes(&m, NULL));
 	EXPECT_EQ((1ull << 4) | (1ull << 6), m.route[3][0]);	/* via 2 */
 	EXPECT_EQ((1ull << 7) | (1ull << 5), m.route[0][3]);
-	/* equally wide: the link listed first wins (1 -> 0) */
+	/* equally wide: the less loaded links, then the first listed (1 -> 0) */
 	m.link[6].gbps = m.link[4].gbps = 3;
 	m.link[1].gbps = 3;
 	ASSERT_EQ(0, bwm_machine_routes(&m, NULL));
