@@ -237,8 +237,27 @@ static void survey_means(FILE *f, const struct bwm_repro *r)
 	fputc('\n', f);
 }
 
-static int svg(const char *dir, const char *name, const char *title,
-	       const struct bwm_repro_case *cases, int stride)
+/* DIR/NAME: the chart b. */
+static int write_bars(const char *dir, const char *name,
+		      const struct bwm_svg_bars *b)
+{
+	char path[4096];
+	int ret;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	ret = bwm_svg_bars(f, b);
+	if (fclose(f) && !ret)
+		ret = -EIO;
+	return ret;
+}
+
+/* One figure of the paper: the benchmarks, a bar per strategy. */
+static int figure(const char *dir, const char *name, const char *title,
+		  const struct bwm_repro_case *cases)
 {
 	static const char *series[NR_SHOWN], *colour[NR_SHOWN];
 	const char *group[BWM_REPRO_BENCHES];
@@ -249,31 +268,85 @@ static int svg(const char *dir, const char *name, const char *title,
 		.group = group, .series = series, .colour = colour, .v = v,
 		.unit = "x",
 	};
-	char path[4096];
 	unsigned int i;
-	int b, ret;
-	FILE *f;
+	int b;
 
 	for (i = 0; i < NR_SHOWN; i++) {
 		series[i] = bwm_strategy_name(shown[i]);
 		colour[i] = bwm_svg_colours[shown[i] % BWM_SVG_NR_COLOURS];
 	}
 	for (b = 0; b < BWM_REPRO_BENCHES; b++) {
-		const struct bwm_repro_case *c = &cases[b * stride];
-
 		group[b] = bwm_repro_benches[b].abbr;
 		for (i = 0; i < NR_SHOWN; i++)
-			v[b * NR_SHOWN + i] = c->gbps[shown[i]] /
-					      c->gbps[BWM_FIRST_TOUCH];
+			v[b * NR_SHOWN + i] = cases[b].gbps[shown[i]] /
+					      cases[b].gbps[BWM_FIRST_TOUCH];
 	}
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	ret = bwm_svg_bars(f, &bars);
-	if (fclose(f) && !ret)
-		ret = -EIO;
-	return ret;
+	return write_bars(dir, name, &bars);
+}
+
+static const char *const paper_model[2] = { "paper", "model" };
+
+/* The headline ratios, the paper's beside the model's. */
+static int claims_svg(const char *dir, const struct bwm_repro *r)
+{
+	static const char *const group[BWM_REPRO_CLAIMS] = {
+		"vs uniform-", "vs autonuma", "vs uniform-", "vs first-",
+		"DWP tuner", "canonical",
+	};
+	static const char *const sub[BWM_REPRO_CLAIMS] = {
+		"workers", "", "all", "touch", "", "tuner",
+	};
+	const char *colour[2] = { bwm_svg_colours[0], bwm_svg_colours[7] };
+	double v[BWM_REPRO_CLAIMS * 2];
+	struct bwm_svg_bars bars = {
+		.title = "the paper's headline ratios (largest, both machines)",
+		.ylabel = "ratio", .ngroups = BWM_REPRO_CLAIMS, .nseries = 2,
+		.group = group, .sub = sub, .series = paper_model,
+		.colour = colour, .v = v, .unit = "x",
+	};
+	int i;
+
+	for (i = 0; i < BWM_REPRO_CLAIMS; i++) {
+		v[2 * i] = bwm_repro_claims[i].paper;
+		v[2 * i + 1] = bwm_repro_claim_max(r, &bwm_repro_claims[i],
+						   -1).ratio;
+	}
+	return write_bars(dir, "headline.svg", &bars);
+}
+
+/* Table II on one machine, the paper's DWP beside the model's. */
+static int table2_svg(const char *dir, const struct bwm_repro *r, int m)
+{
+	const char *group[BWM_REPRO_SETS * BWM_REPRO_BENCHES];
+	const char *sub[BWM_REPRO_SETS * BWM_REPRO_BENCHES];
+	const char *colour[2] = { bwm_svg_colours[0], bwm_svg_colours[7] };
+	static char subs[BWM_REPRO_SETS][16];
+	double v[BWM_REPRO_SETS * BWM_REPRO_BENCHES * 2];
+	char title[96], name[32];
+	struct bwm_svg_bars bars = {
+		.title = title, .ylabel = "BWAP's best DWP", .nseries = 2,
+		.group = group, .sub = sub, .series = paper_model,
+		.colour = colour, .v = v,
+	};
+	int i, b, g = 0;
+
+	for (i = 0; i < BWM_REPRO_SETS; i++) {
+		if (bwm_repro_sets[i].machine != m)
+			continue;
+		snprintf(subs[i], sizeof(subs[i]), "%d w",
+			 __builtin_popcount(bwm_repro_sets[i].workers));
+		for (b = 0; b < BWM_REPRO_BENCHES; b++, g++) {
+			group[g] = bwm_repro_benches[b].abbr;
+			sub[g] = subs[i];
+			v[2 * g] = bwm_repro_table2[b][i];
+			v[2 * g + 1] = r->co[i][b].dwp;
+		}
+	}
+	bars.ngroups = g;
+	snprintf(title, sizeof(title),
+		 "Table II, machine %c: BWAP's best DWP, co-scheduled", "AB"[m]);
+	snprintf(name, sizeof(name), "table2-%c.svg", "ab"[m]);
+	return write_bars(dir, name, &bars);
 }
 
 static int figures_svg(const char *dir, const struct bwm_repro *r)
@@ -289,14 +362,18 @@ static int figures_svg(const char *dir, const struct bwm_repro *r)
 	for (i = 0; i < BWM_REPRO_SETS && !ret; i++) {
 		snprintf(title, sizeof(title), "co-scheduled, machine %s",
 			 bwm_repro_sets[i].label);
-		ret = svg(dir, names[i], title, &r->co[i][0], 1);
+		ret = figure(dir, names[i], title, r->co[i]);
 	}
 	if (!ret)
-		ret = svg(dir, "fig3c-a-stand-alone.svg",
-			  "stand-alone, machine A", r->alone[0], 1);
+		ret = figure(dir, "fig3c-a-stand-alone.svg",
+			     "stand-alone, machine A", r->alone[0]);
 	if (!ret)
-		ret = svg(dir, "fig3d-b-stand-alone.svg",
-			  "stand-alone, machine B", r->alone[1], 1);
+		ret = figure(dir, "fig3d-b-stand-alone.svg",
+			     "stand-alone, machine B", r->alone[1]);
+	if (!ret)
+		ret = claims_svg(dir, r);
+	for (i = 0; i < BWM_REPRO_MACHINES && !ret; i++)
+		ret = table2_svg(dir, r, i);
 	return ret;
 }
 

@@ -157,12 +157,16 @@ TEST(competing_policies_present)
 	}
 }
 
-/* The command writes its report and one figure per paper figure. */
+/*
+ * The command writes its report, one chart per figure of the paper, the
+ * headline ratios and Table II beside the paper's.
+ */
 TEST(command_writes_report)
 {
 	char dir[] = "/tmp/bwap-reproduce-XXXXXX", cmd[256], path[128];
 	static const char *const files[] = {
 		"reproduce.md", "fig2-a-1-worker.svg", "fig3d-b-stand-alone.svg",
+		"headline.svg", "table2-a.svg", "table2-b.svg",
 	};
 	unsigned int i;
 
