@@ -259,7 +259,7 @@ static int write_bars(const char *dir, const char *name,
 static int figure(const char *dir, const char *name, const char *title,
 		  const struct bwm_repro_case *cases)
 {
-	static const char *series[NR_SHOWN], *colour[NR_SHOWN];
+	const char *series[NR_SHOWN], *colour[NR_SHOWN];
 	const char *group[BWM_REPRO_BENCHES];
 	double v[BWM_REPRO_BENCHES * NR_SHOWN];
 	struct bwm_svg_bars bars = {
@@ -320,7 +320,7 @@ static int table2_svg(const char *dir, const struct bwm_repro *r, int m)
 	const char *group[BWM_REPRO_SETS * BWM_REPRO_BENCHES];
 	const char *sub[BWM_REPRO_SETS * BWM_REPRO_BENCHES];
 	const char *colour[2] = { bwm_svg_colours[0], bwm_svg_colours[7] };
-	static char subs[BWM_REPRO_SETS][16];
+	char subs[BWM_REPRO_SETS][16];
 	double v[BWM_REPRO_SETS * BWM_REPRO_BENCHES * 2];
 	char title[96], name[32];
 	struct bwm_svg_bars bars = {

@@ -309,7 +309,7 @@ char *report_json(const struct bwm_machine *m, const struct scenario *sc,
 int report_svg_strategies(FILE *f, const struct bwm_machine *m,
 			  const struct scenario *sc, int nsc)
 {
-	static char groups[REPORT_MAX_SCENARIOS][64], subs[REPORT_MAX_SCENARIOS][32];
+	char groups[REPORT_MAX_SCENARIOS][64], subs[REPORT_MAX_SCENARIOS][32];
 	const char *group[REPORT_MAX_SCENARIOS], *sub[REPORT_MAX_SCENARIOS];
 	const char *series[BWM_NR_STRATEGIES];
 	double v[REPORT_MAX_SCENARIOS * BWM_NR_STRATEGIES];

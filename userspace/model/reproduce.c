@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "reproduce.h"
@@ -81,10 +82,11 @@ static int alone_sets(const struct bwm_machine *m, uint32_t *sets)
 	return n;
 }
 
+/* wl on m's workers: every strategy, ev the scratch space. */
 static int run_case(const struct bwm_machine *m, struct bwm_workload *wl,
-		    uint32_t workers, struct bwm_repro_case *c)
+		    uint32_t workers, struct bwm_eval *ev,
+		    struct bwm_repro_case *c)
 {
-	static struct bwm_eval ev;	/* large; one caller at a time */
 	struct bwm_eval_opts o;
 	int s, ret;
 
@@ -93,17 +95,18 @@ static int run_case(const struct bwm_machine *m, struct bwm_workload *wl,
 		return ret;
 	bwm_eval_opts_default(&o);
 	o.search_steps = 0;
-	ret = bwm_evaluate(m, wl, &o, &ev);
+	ret = bwm_evaluate(m, wl, &o, ev);
 	if (ret)
 		return ret;
 	memset(c, 0, sizeof(*c));
 	c->workers = workers;
 	for (s = 0; s < BWM_NR_STRATEGIES; s++) {
-		c->gbps[s] = ev.r[s].valid ? ev.r[s].pred.throughput_gbps : NAN;
-		c->overhead[s] = ev.r[s].overhead;
+		c->gbps[s] = ev->r[s].valid ? ev->r[s].pred.throughput_gbps :
+					      NAN;
+		c->overhead[s] = ev->r[s].overhead;
 	}
-	c->dwp = ev.r[BWM_CANONICAL_DWP].dwp;
-	c->bwap_uniform_dwp = ev.r[BWM_BWAP_UNIFORM].dwp;
+	c->dwp = ev->r[BWM_CANONICAL_DWP].dwp;
+	c->bwap_uniform_dwp = ev->r[BWM_BWAP_UNIFORM].dwp;
 	return 0;
 }
 
@@ -112,8 +115,8 @@ static int run_case(const struct bwm_machine *m, struct bwm_workload *wl,
  * node.
  */
 static int run_alone(const struct bwm_machine *m, struct bwm_workload *wl,
-		     struct bwm_repro_case *best, uint32_t *best_workers,
-		     struct bwm_repro_case *full)
+		     struct bwm_eval *ev, struct bwm_repro_case *best,
+		     uint32_t *best_workers, struct bwm_repro_case *full)
 {
 	struct bwm_repro_case c;
 	uint32_t sets[BWM_REPRO_MAX_ALONE];
@@ -123,13 +126,13 @@ static int run_alone(const struct bwm_machine *m, struct bwm_workload *wl,
 	for (s = 0; s < BWM_NR_STRATEGIES; s++)
 		best->gbps[s] = NAN;
 	for (i = 0; i < n; i++) {
-		ret = run_case(m, wl, sets[i], &c);
+		ret = run_case(m, wl, sets[i], ev, &c);
 		if (ret)
 			return ret;
 		if (sets[i] == bwm_cpu_nodes(m))
 			*full = c;
 		for (s = 0; s < BWM_NR_STRATEGIES; s++) {
-			if (!(c.gbps[s] > best->gbps[s]) && isfinite(best->gbps[s]))
+			if (isfinite(best->gbps[s]) && !(c.gbps[s] > best->gbps[s]))
 				continue;
 			best->gbps[s] = c.gbps[s];
 			best->overhead[s] = c.overhead[s];
@@ -143,12 +146,17 @@ static int run_alone(const struct bwm_machine *m, struct bwm_workload *wl,
 	return 0;
 }
 
+/*
+ * Both machines are read once, each benchmark once (bound to machine A,
+ * then rebound for every case).
+ */
 int bwm_reproduce(const char *datadir, struct bwm_repro *r, char *msg,
 		  size_t len)
 {
 	struct bwm_machine m[BWM_REPRO_MACHINES];
 	struct bwm_workload wl;
-	int i, b, ret;
+	struct bwm_eval *ev;
+	int i, b = 0, ret = 0;
 
 	memset(r, 0, sizeof(*r));
 	for (i = 0; i < BWM_REPRO_MACHINES; i++) {
@@ -157,37 +165,25 @@ int bwm_reproduce(const char *datadir, struct bwm_repro *r, char *msg,
 		if (ret)
 			return ret;
 	}
-	for (b = 0; b < BWM_REPRO_BENCHES; b++) {
-		for (i = 0; i < BWM_REPRO_SETS; i++) {
-			const struct bwm_repro_set *set = &bwm_repro_sets[i];
-
-			ret = bwm_preset_load(datadir,
-					      bwm_repro_machines[set->machine],
-					      bwm_repro_benches[b].preset, 0,
-					      &m[set->machine], &wl, msg, len);
-			if (!ret)
-				ret = run_case(&m[set->machine], &wl,
-					       set->workers, &r->co[i][b]);
-			if (ret)
-				goto fail;
-		}
-		for (i = 0; i < BWM_REPRO_MACHINES; i++) {
-			ret = bwm_preset_load(datadir, bwm_repro_machines[i],
-					      bwm_repro_benches[b].preset, 0,
-					      &m[i], &wl, msg, len);
-			if (!ret)
-				ret = run_alone(&m[i], &wl, &r->alone[i][b],
-						r->alone_workers[i][b],
-						&r->full[i][b]);
-			if (ret)
-				goto fail;
-		}
+	ev = malloc(sizeof(*ev));
+	if (!ev)
+		return -ENOMEM;
+	for (b = 0; b < BWM_REPRO_BENCHES && !ret; b++) {
+		ret = bwm_preset_load(datadir, bwm_repro_machines[0],
+				      bwm_repro_benches[b].preset, 0, &m[0],
+				      &wl, msg, len);
+		for (i = 0; i < BWM_REPRO_SETS && !ret; i++)
+			ret = run_case(&m[bwm_repro_sets[i].machine], &wl,
+				       bwm_repro_sets[i].workers, ev,
+				       &r->co[i][b]);
+		for (i = 0; i < BWM_REPRO_MACHINES && !ret; i++)
+			ret = run_alone(&m[i], &wl, ev, &r->alone[i][b],
+					r->alone_workers[i][b], &r->full[i][b]);
 	}
-	return 0;
-fail:
-	if (msg && len && !msg[0])
+	free(ev);
+	if (ret && msg && len && !msg[0])
 		snprintf(msg, len, "%s: the evaluation failed (%d)",
-			 bwm_repro_benches[b].preset, ret);
+			 bwm_repro_benches[b - 1].preset, ret);
 	return ret;
 }
 
