@@ -82,9 +82,20 @@ static int alone_sets(const struct bwm_machine *m, uint32_t *sets)
 	return n;
 }
 
-/* wl on m's workers: every strategy, ev the scratch space. */
+/*
+ * The co-scheduled cases also search every weight vector on a grid of
+ * 1/BWM_REPRO_SEARCH_STEPS, refined pairwise: the best placement there
+ * is, which bounds what any canonical tuner could gain over
+ * BWAP-uniform.
+ */
+#define BWM_REPRO_SEARCH_STEPS	5
+
+/*
+ * wl on m's workers: every strategy (the optimum only if search_steps),
+ * ev the scratch space.
+ */
 static int run_case(const struct bwm_machine *m, struct bwm_workload *wl,
-		    uint32_t workers, struct bwm_eval *ev,
+		    uint32_t workers, int search_steps, struct bwm_eval *ev,
 		    struct bwm_repro_case *c)
 {
 	struct bwm_eval_opts o;
@@ -94,7 +105,7 @@ static int run_case(const struct bwm_machine *m, struct bwm_workload *wl,
 	if (ret)
 		return ret;
 	bwm_eval_opts_default(&o);
-	o.search_steps = 0;
+	o.search_steps = search_steps;
 	ret = bwm_evaluate(m, wl, &o, ev);
 	if (ret)
 		return ret;
@@ -126,7 +137,7 @@ static int run_alone(const struct bwm_machine *m, struct bwm_workload *wl,
 	for (s = 0; s < BWM_NR_STRATEGIES; s++)
 		best->gbps[s] = NAN;
 	for (i = 0; i < n; i++) {
-		ret = run_case(m, wl, sets[i], ev, &c);
+		ret = run_case(m, wl, sets[i], 0, ev, &c);
 		if (ret)
 			return ret;
 		if (sets[i] == bwm_cpu_nodes(m))
@@ -174,7 +185,8 @@ int bwm_reproduce(const char *datadir, struct bwm_repro *r, char *msg,
 				      &wl, msg, len);
 		for (i = 0; i < BWM_REPRO_SETS && !ret; i++)
 			ret = run_case(&m[bwm_repro_sets[i].machine], &wl,
-				       bwm_repro_sets[i].workers, ev,
+				       bwm_repro_sets[i].workers,
+				       BWM_REPRO_SEARCH_STEPS, ev,
 				       &r->co[i][b]);
 		for (i = 0; i < BWM_REPRO_MACHINES && !ret; i++)
 			ret = run_alone(&m[i], &wl, ev, &r->alone[i][b],
@@ -216,6 +228,17 @@ struct bwm_repro_max bwm_repro_claim_max(const struct bwm_repro *r,
 		}
 	}
 	return best;
+}
+
+struct bwm_repro_max bwm_repro_canonical_ceiling(const struct bwm_repro *r,
+						 int machine)
+{
+	static const struct bwm_repro_claim c = {
+		"any weights over BWAP-uniform", "", BWM_OPTIMUM,
+		BWM_BWAP_UNIFORM, 0, 0,
+	};
+
+	return bwm_repro_claim_max(r, &c, machine);
 }
 
 double bwm_repro_over_uniform(const struct bwm_repro_case *c)

@@ -43,7 +43,12 @@ struct bwm_repro_claim {
 #define BWM_REPRO_CLAIMS	6
 extern const struct bwm_repro_claim bwm_repro_claims[BWM_REPRO_CLAIMS];
 
-/* One benchmark on one machine's worker set: throughput per strategy. */
+/*
+ * One benchmark on one machine's worker set: throughput per strategy.
+ * The optimum (the best weight vector a grid search and its pairwise
+ * refinement find) is there for the co-scheduled cases only: NAN in
+ * the others.
+ */
 struct bwm_repro_case {
 	double gbps[BWM_NR_STRATEGIES];
 	double overhead[BWM_NR_STRATEGIES];
@@ -84,6 +89,12 @@ struct bwm_repro_max {
 struct bwm_repro_max bwm_repro_claim_max(const struct bwm_repro *r,
 					 const struct bwm_repro_claim *c,
 					 int machine);
+/*
+ * The most any weights gain over BWAP-uniform, co-scheduled on machine m
+ * (-1: both): the ceiling of the canonical tuner's share.
+ */
+struct bwm_repro_max bwm_repro_canonical_ceiling(const struct bwm_repro *r,
+						 int machine);
 /* BWAP over the better of uniform-workers and uniform-all. */
 double bwm_repro_over_uniform(const struct bwm_repro_case *c);
 
