@@ -307,6 +307,20 @@ int bwm_json_number(const char *text, struct json_object *obj,
 	return 0;
 }
 
+int bwm_json_array_object(const char *text, struct json_object *arr,
+			  const char *name, size_t i,
+			  const char *const *keys, char *path, size_t len,
+			  struct json_object **out, struct bwm_error *err)
+{
+	struct json_object *o = json_object_array_get_idx(arr, i);
+
+	snprintf(path, len, "%s[%zu]", name, i);
+	if (!o || !json_object_is_type(o, json_type_object))
+		return bwm_json_fail(err, text, path, "not an object");
+	*out = o;
+	return bwm_json_known_keys(text, o, path, keys, err);
+}
+
 int bwm_json_string(const char *text, struct json_object *obj,
 		    const char *key, char *buf, size_t len,
 		    struct bwm_error *err)

@@ -35,6 +35,14 @@ int bwm_json_number(const char *text, struct json_object *obj,
 		    const char *prefix, const char *key, bool required,
 		    double def, double lo, double hi, double *out,
 		    struct bwm_error *err);
+/*
+ * arr[i], which must be an object with only the keys in keys; path
+ * gets "name[i]" for the errors of its members.
+ */
+int bwm_json_array_object(const char *text, struct json_object *arr,
+			  const char *name, size_t i,
+			  const char *const *keys, char *path, size_t len,
+			  struct json_object **out, struct bwm_error *err);
 int bwm_json_string(const char *text, struct json_object *obj,
 		    const char *key, char *buf, size_t len,
 		    struct bwm_error *err);

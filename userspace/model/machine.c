@@ -228,15 +228,12 @@ static int parse_nodes(const char *text, struct json_object *root,
 				     BWM_MAX_NODES);
 	m->nr_nodes = (int)n;
 	for (i = 0; i < n; i++) {
-		struct json_object *o = json_object_array_get_idx(nodes, i);
 		struct bwm_node *nd = &m->node[i];
+		struct json_object *o;
 		double cpus;
 
-		snprintf(prefix, sizeof(prefix), "nodes[%zu]", i);
-		if (!o || !json_object_is_type(o, json_type_object))
-			return bwm_json_fail(err, text, prefix,
-					     "not an object");
-		ret = bwm_json_known_keys(text, o, prefix, node_keys, err);
+		ret = bwm_json_array_object(text, nodes, "nodes", i, node_keys,
+					    prefix, sizeof(prefix), &o, err);
 		if (!ret)
 			ret = bwm_json_number(text, o, prefix, "cpus", true, 0,
 					      0, 4096, &cpus, err);
@@ -283,15 +280,12 @@ static int parse_links(const char *text, struct json_object *root,
 				     "%zu links; at most %d are supported", n,
 				     BWM_MAX_LINKS);
 	for (i = 0; i < n && !ret; i++) {
-		struct json_object *o = json_object_array_get_idx(links, i);
 		struct bwm_link *a = &m->link[i];
-		double from, to;
+		struct json_object *o;
+		double from = 0, to = 0;
 
-		snprintf(prefix, sizeof(prefix), "links[%zu]", i);
-		if (!o || !json_object_is_type(o, json_type_object))
-			return bwm_json_fail(err, text, prefix,
-					     "not an object");
-		ret = bwm_json_known_keys(text, o, prefix, link_keys, err);
+		ret = bwm_json_array_object(text, links, "links", i, link_keys,
+					    prefix, sizeof(prefix), &o, err);
 		if (!ret)
 			ret = bwm_json_number(text, o, prefix, "from", true, 0,
 					      0, m->nr_nodes - 1, &from, err);
