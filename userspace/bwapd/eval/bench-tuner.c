@@ -10,8 +10,8 @@
  * and latency, the DWP search (no model), and the paper's forward-only
  * search.  Per
  * case the worst fraction of the optimum and the most steps; then worst,
- * median and mean over all runs, for the presets the tuner was tuned on
- * and for those held out.
+ * median and mean over all runs, for the presets the tuner was tuned on,
+ * for those held out, and for those no version of it has seen.
  *
  *   bench-tuner [--seeds N] [--noise X] [--off X] [--only MACHINE]
  */
@@ -43,7 +43,10 @@ static void add(struct acc *a, const struct tev_run *r)
 
 int main(int argc, char **argv)
 {
-	static struct acc all[2][NR_COLS];
+	static struct acc all[3][NR_COLS];
+	static const char *const group[3] = {
+		"tuned on", "held out", "unseen",
+	};
 	static const struct option lo[] = {
 		{ "seeds", required_argument, NULL, 's' },
 		{ "noise", required_argument, NULL, 'n' },
@@ -86,9 +89,11 @@ int main(int argc, char **argv)
 	for (col = 0; col < NR_COLS; col++)
 		printf(" %10s steps |", col_name[col]);
 	printf("\n");
-	for (h = 0; h < 2; h++) {
-		const char *const *mach = h ? tev_held_out : tev_tuned;
-		int nm = h ? TEV_NR(tev_held_out) : TEV_NR(tev_tuned);
+	for (h = 0; h < 3; h++) {
+		const char *const *mach = h == 2 ? tev_unseen :
+					  h ? tev_held_out : tev_tuned;
+		int nm = h == 2 ? TEV_NR(tev_unseen) :
+			 h ? TEV_NR(tev_held_out) : TEV_NR(tev_tuned);
 
 		for (i = 0; i < nm; i++) {
 			struct bwm_machine m;
@@ -165,7 +170,7 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	for (h = 0; h < 2; h++) {
+	for (h = 0; h < 3; h++) {
 		for (col = 0; col < NR_COLS; col++) {
 			double worst, med, mean;
 
@@ -174,7 +179,7 @@ int main(int argc, char **argv)
 			tev_stats(all[h][col].v, all[h][col].n, &worst, &med,
 				  &mean);
 			printf("# %-9s %-10s: %4d runs, worst %.4f, median %.4f, mean %.4f of the optimum; steps %.1f on average, %d at most\n",
-			       h ? "held out" : "tuned on", col_name[col],
+			       group[h], col_name[col],
 			       all[h][col].n, worst, med, mean,
 			       (double)all[h][col].sum_steps / all[h][col].n,
 			       all[h][col].steps);

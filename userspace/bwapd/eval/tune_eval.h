@@ -25,6 +25,14 @@ static const char *const tev_tuned[] = {
 static const char *const tev_held_out[] = {
 	"ring-8", "cxl-2s4", "snc-2s", "tiers-3",
 };
+/*
+ * Shapes added before the tuner learned the machine it runs on (from
+ * bwapd profile's measured model), which no version of the tuner was
+ * developed on: they judge it, nothing is chosen on them.
+ */
+static const char *const tev_unseen[] = {
+	"ladder-8", "snc-cxl-pool",
+};
 static const char *const tev_workloads[] = {
 	"bandwidth-bound", "latency-bound", "mixed", "private-heavy",
 };
