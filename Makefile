@@ -32,14 +32,17 @@ INITRAMFS  := $(BUILD)/initramfs.cpio.gz
 RESULTS    := $(BUILD)/results
 TOPOLOGIES := numa4 cxl hotplug-cpu hotplug-cxl
 
-# Overridable from the command line, e.g. make check VM_TIMEOUT=3000
+# Overridable from the command line, e.g. make check VM_STALL=3000
 # SELFTESTS_BIN=DIR boots prebuilt test programs from DIR instead of
 # building selftests/.
 SELFTESTS_BIN     ?=
 KCONFIG_FRAGMENTS ?= base debug
-VM_TIMEOUT        ?= 1500
+# A test machine is stopped when it has printed nothing for VM_STALL
+# seconds, or after VM_TIMEOUT in all (scripts/vm-run.sh).
+VM_TIMEOUT        ?= 4800
+VM_STALL          ?= 900
 TOPOLOGY          ?= numa4
-export KCONFIG_FRAGMENTS VM_TIMEOUT
+export KCONFIG_FRAGMENTS VM_TIMEOUT VM_STALL
 
 R := build/results
 # Debian's upstream kernels on which bwapd's test-machine programs run too
@@ -47,6 +50,7 @@ R := build/results
 # 6.12 and trixie-backports' 7.3
 STOCK_KERNELS ?= 6.12 7.3
 HOST_TAP := $(foreach b,$(BASES),$(R)/host/tap/checkpatch-$(b).tap) \
+	    $(R)/host/tap/build-model.tap $(R)/host/tap/build-bwapd.tap \
 	    $(R)/host/tap/shellcheck.tap \
 	    $(R)/host/tap/manpages.tap $(R)/host/tap/model-*.tap \
 	    $(R)/host/tap/bwapd-*.tap $(R)/host/tap/package-bwapd.tap \
@@ -132,7 +136,7 @@ help:
 	@echo 'Variables: BASE=$(BASE) (one of $(BASES)) KCONFIG_FRAGMENTS="$(KCONFIG_FRAGMENTS)"'
 	@echo '           NUMACTL_SUITES="$(NUMACTL_SUITES)" (Debian suites of numactl-deb and'
 	@echo '           numactl-package-check: bookworm, trixie)'
-	@echo '           VM_TIMEOUT=$(VM_TIMEOUT) TOPOLOGY=$(TOPOLOGY)'
+	@echo '           VM_TIMEOUT=$(VM_TIMEOUT) VM_STALL=$(VM_STALL) TOPOLOGY=$(TOPOLOGY)'
 	@echo '           KSRC=DIR (kernel tree with the kselftest harness for model-check;'
 	@echo '           default build/6.1/linux, unpacked by "make source")'
 	@echo '           SELFTESTS_BIN=DIR (boot prebuilt test programs instead of building selftests/)'
@@ -193,7 +197,8 @@ numactl-package-check:
 		if scripts/build-numactl-deb.sh --suite $$s >$(BUILD)/numactl-deb-$$s.log 2>&1; then \
 			numactl/host-tests/package.sh $$d >$$t 2>&1; \
 		else \
-			echo "Bail out! make numactl-deb failed: $$(tail -n 1 $(BUILD)/numactl-deb-$$s.log)" >$$t; \
+			{ echo "Bail out! make numactl-deb failed: $$(tail -n 1 $(BUILD)/numactl-deb-$$s.log)"; \
+			  tail -n 60 $(BUILD)/numactl-deb-$$s.log | sed 's/^/# /'; } >$$t; \
 		fi; grep -v '^#' $$t | tail -n 2; \
 	done
 
@@ -222,14 +227,19 @@ kernels:
 		$(TIMED) "kernel $$b" $(MAKE) --no-print-directory kernel BASE=$$b || exit 1; \
 	done
 
-# The host-side tests; failures are reported by prove at the end.
+# The host-side tests; failures are reported by prove at the end. The
+# model's and bwapd's tests are built first as stages of their own: a
+# build that fails prints its compiler messages here and fails the run
+# as build-model.tap or build-bwapd.tap.
 host-tests:
 	@for b in $(BASES); do BASE=$$b scripts/checkpatch.sh \
 		--out $(R)/host/tap/checkpatch-$$b.tap >/dev/null || true; done
 	@scripts/shellcheck.sh >/dev/null || true
 	@scripts/manlint.sh >/dev/null || true
-	@$(MAKE) --no-print-directory model-check >/dev/null 2>&1 || true
-	@$(MAKE) --no-print-directory bwapd-check >/dev/null 2>&1 || true
+	@scripts/build-stage.sh model $(R)/host/tap/build-model.tap \
+		$(MODEL_MAKE) tests && $(MAKE) --no-print-directory model-check || true
+	@scripts/build-stage.sh bwapd $(R)/host/tap/build-bwapd.tap \
+		$(BWAPD_MAKE) tests && $(MAKE) --no-print-directory bwapd-check || true
 	@$(MAKE) --no-print-directory bwapd-package-check >/dev/null 2>&1 || true
 	@$(TIMED) " numactl host tests" $(MAKE) --no-print-directory numactl-check \
 		numactl-package-check >/dev/null 2>&1 || true
@@ -372,8 +382,8 @@ bwapd-package-check:
 		userspace/bwapd/tests/package-install.sh $(BUILD)/bwapd-deb \
 			>$(R)/host/tap/package-bwapd.tap 2>&1; \
 	else \
-		echo "Bail out! make bwapd-deb failed: $$(tail -n 1 $(BUILD)/bwapd-deb.log)" \
-			>$(R)/host/tap/package-bwapd.tap; \
+		{ echo "Bail out! make bwapd-deb failed: $$(tail -n 1 $(BUILD)/bwapd-deb.log)"; \
+		  tail -n 60 $(BUILD)/bwapd-deb.log | sed 's/^/# /'; } >$(R)/host/tap/package-bwapd.tap; \
 	fi; grep -v '^#' $(R)/host/tap/package-bwapd.tap | tail -n 2
 
 clean:

@@ -12,7 +12,9 @@
 #   wi.mode=demo    the same for /selftests/wi_demo only
 #   wi.mode=bench   the same for /selftests/wi_bench only
 #   wi.mode=shell   interactive shell on the console (ttyS0)
-#   wi.timeout=SECS per-program time limit (default 900)
+#   wi.timeout=SECS per-program time limit (default 900 on the machine
+#                   the limits were set on, times how much slower this one
+#                   runs a fixed computation, see speed_factor)
 #   wi.args=A,B,... arguments for wi_demo or wi_bench (commas for spaces)
 #   wi.only=A,B,... test mode runs only these /selftests programs (a
 #                   topology made for them, e.g. the hotplug machine)
@@ -73,7 +75,7 @@ mkdir -p /root /var/tmp
 hostname wi-test 2>/dev/null || true
 
 MODE="test"
-TIMEOUT=900
+TIMEOUT=''
 ARGS=''
 ONLY=''
 read -r cmdline </proc/cmdline || true
@@ -87,6 +89,30 @@ for arg in $cmdline; do
 done
 
 log "start mode=$MODE uptime=$(cut -d' ' -f1 /proc/uptime) kernel=$(uname -r)"
+
+# How much slower this machine runs than the one on which the default
+# per-program limit was set: a fixed computation timed by the guest's
+# clock, against the CALIBRATION_SECONDS it took there (never below 1).
+# Under emulation the guest runs as fast as the host gives it CPU, so a
+# slower or busier host gets a longer limit instead of killed programs.
+CALIBRATION_SECONDS=2.0
+speed_factor() {
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	awk 'BEGIN { for (i = 0; i < 400000; i++) s += i % 7; exit s < 0 }'
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	awk -v t0="$t0" -v t1="$t1" -v ref="$CALIBRATION_SECONDS" \
+		'BEGIN { f = (t1 - t0) / ref; printf "%.2f %.2f", f < 1 ? 1 : f, t1 - t0 }'
+}
+if [ -z "$TIMEOUT" ]; then
+	cal=$(speed_factor)
+	WI_SPEED_FACTOR=${cal% *}
+	TIMEOUT=$(awk -v f="$WI_SPEED_FACTOR" 'BEGIN { printf "%d", 900 * f }')
+	log "calibration took ${cal#* } s ($CALIBRATION_SECONDS s on the reference machine):" \
+	    "time limits times $WI_SPEED_FACTOR, per program ${TIMEOUT} s"
+fi
+# the tests' own limits grow by it too (selftests/wi_harness.h)
+WI_SPEED_FACTOR=${WI_SPEED_FACTOR:-1}
+export WI_SPEED_FACTOR
 log "nodes online: $(cat /sys/devices/system/node/online 2>/dev/null || echo '?')," \
     "cpus online: $(cat /sys/devices/system/cpu/online 2>/dev/null || echo '?')"
 
@@ -111,7 +137,13 @@ run_one() {
 	echo "### BEGIN $name" >&3
 	rc=0
 	t0=$(cut -d' ' -f1 /proc/uptime)
+	# a line on the console a minute while it runs: the host stops a
+	# guest only when nothing shows for long (vm-run.sh's VM_STALL)
+	(while sleep 60; do log "running $name"; done) &
+	beat=$!
 	(cd /tmp && exec timeout -s KILL "$TIMEOUT" "$@") </dev/null >&3 2>&1 3>&- || rc=$?
+	kill "$beat" 2>/dev/null || true
+	wait "$beat" 2>/dev/null || true
 	echo "### END $name rc=$rc" >&3
 	log "end $name rc=$rc seconds=$(awk -v t0="$t0" '{ printf "%.1f", $1 - t0 }' /proc/uptime)"
 }

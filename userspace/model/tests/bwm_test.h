@@ -18,7 +18,83 @@
 #include "kselftest_harness.h"
 #pragma GCC diagnostic pop
 
+#include <signal.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "bwmodel.h"
+
+/*
+ * Time limits that a loaded machine does not break.  The harness ends a
+ * test after TEST_TIMEOUT_DEFAULT seconds (30) of wall-clock time, which
+ * two CPU-bound neighbours on a two-core machine stretch past for a test
+ * that needs 20 s of CPU.  Here each test is limited by the CPU time it
+ * uses instead: RLIMIT_CPU, set before the harness forks the test (the
+ * limit is per process, and a forked child starts from zero).  The limit
+ * is BWM_TEST_CPU_SECONDS, several times what the largest test uses on
+ * the reference machine, scaled by how much slower this machine runs a
+ * fixed computation (never made smaller).  The wall-clock limit is kept
+ * only to end a test that blocks, far above any test's run time under
+ * load.  A test file may define BWM_TEST_CPU_SECONDS before including
+ * this.
+ */
+#ifndef BWM_TEST_CPU_SECONDS
+#define BWM_TEST_CPU_SECONDS 240
+#endif
+#undef TEST_TIMEOUT_DEFAULT
+#define TEST_TIMEOUT_DEFAULT 1800
+/* CPU time of bwm_test_reference_work() on the reference machine */
+#define BWM_TEST_REFERENCE_NS 22000000.0
+
+static inline double bwm_test_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* a fixed computation: floating point and memory, as the tests do */
+static inline double bwm_test_reference_work(void)
+{
+	double buf[4096] = { 0 };
+	double acc = 0;
+	int i;
+
+	for (i = 0; i < 4000000; i++) {
+		buf[(i * 7) & 4095] += acc * 0.5 + i;
+		acc = buf[(i * 13) & 4095] * 1e-9 + acc * 0.999;
+	}
+	return acc;
+}
+
+static void bwm_test_cpu_exceeded(int sig)
+{
+	static const char msg[] =
+		"# test used its CPU time limit (bwm_test.h): stopped\n";
+
+	(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void __attribute__((constructor)) bwm_test_cpu_limit(void)
+{
+	double t0 = bwm_test_cpu_ns(), slower;
+	volatile double sink = bwm_test_reference_work();
+	struct rlimit rl;
+
+	(void)sink;
+	slower = (bwm_test_cpu_ns() - t0) / BWM_TEST_REFERENCE_NS;
+	if (!(slower > 1))
+		slower = 1;
+	rl.rlim_cur = (rlim_t)(BWM_TEST_CPU_SECONDS * slower);
+	rl.rlim_max = rl.rlim_cur + 10;
+	signal(SIGXCPU, bwm_test_cpu_exceeded);
+	if (setrlimit(RLIMIT_CPU, &rl))
+		fprintf(stderr, "# setrlimit(RLIMIT_CPU): %s\n", strerror(errno));
+}
 
 /* |expected - seen| <= tol, printing both as doubles on failure. */
 #define EXPECT_NEAR(expected, seen, tol) do {				\
