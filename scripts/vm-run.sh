@@ -274,17 +274,19 @@ else
 	# $TIMEOUT still bounds the whole run.
 	"${qemu[@]}" </dev/null >"$OUT/qemu.log" 2>&1 &
 	qpid=$!
-	seen=-1 last=$start now=$start
+	seen=-1 last=$start now=$start limit=0
 	while kill -0 "$qpid" 2>/dev/null; do
 		sleep 2
 		now=$(date +%s)
-		size=$(cat "$OUT/ttyS1.log" "$OUT/console.log" 2>/dev/null | wc -c)
+		size=$({ cat "$OUT/ttyS1.log" "$OUT/console.log" 2>/dev/null || true; } | wc -c)
 		if [ "$size" != "$seen" ]; then
 			seen=$size last=$now
 		fi
 		if [ $((now - last)) -ge "$STALL" ]; then
 			stalled=1
-		elif [ $((now - start)) -lt "$TIMEOUT" ]; then
+		elif [ $((now - start)) -ge "$TIMEOUT" ]; then
+			limit=1
+		else
 			continue
 		fi
 		kill "$qpid" 2>/dev/null || true
@@ -293,7 +295,8 @@ else
 		break
 	done
 	wait "$qpid" || rc=$?
-	[ "$rc" -eq 0 ] || [ "$stalled" = 1 ] || [ $((now - start)) -lt "$TIMEOUT" ] || rc=124
+	# QEMU ends with status 0 on SIGTERM: the limit says what happened
+	[ "$limit" = 0 ] || rc=124
 fi
 end=$(date +%s)
 wall=$((end - start))
