@@ -116,7 +116,7 @@ help:
 	@echo '  bench-model   model predictions per second, exhaustive search time'
 	@echo '  bench-tuner   the tuner against the weight-vector optimum on every model'
 	@echo '                preset, worker set and workload, 5 seeds, 1 % noise'
-	@echo '                (BENCH_TUNER_ARGS: --seeds N --noise X --off X --only M)'
+	@echo '                (BENCH_TUNER_ARGS: --seeds N --noise X --off X --only M --keep-nodes)'
 	@echo '  bench-bwapd   the daemon following 256 processes in numa4: CPU time and'
 	@echo '                memory per tuned process'
 	@echo '  bench-inspect what bwapd inspect'"'"'s sampling costs a process (stock 7.3,'

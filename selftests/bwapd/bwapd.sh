@@ -76,6 +76,13 @@ else
 	json=$(bwapd --file $FC show --json 0)
 	echo "$json" | sed 's/^/# /'
 	check "worker 0's weights from counters" 1 "$(echo "$json" | grep -c '"source": "counters"')"
+	# the machine's model, measured by the benchmark on the four nodes
+	check "the machine's model: measured" 1 \
+		"$(echo "$out" | grep -c "the machine's model: 60 phases")"
+	check "the machine's model: no fallback to the firmware's" 0 \
+		"$(echo "$out" | grep -c "the firmware's description is written instead")"
+	check "the machine's model: in the file, its figures measured" 1 \
+		"$(grep -c '"origin": \[ \[ "measured"' $FC)"
 	rm -rf $P $FC
 fi
 
@@ -256,7 +263,7 @@ else
 	canon=$(bwapd --file $F show --json 0 | sed -n 's/.*"weights": \[ \([0-9, ]*\) \].*/\1/p' | sed 's/, /:/g')
 	echo "# canonical weights of workers 0: $canon"
 	model=$(bwapd --model "$MODEL" --run-dir "" tune --workload "$WL" --workers 0 \
-		--canonical "$canon" --json 2>&1)
+		--canonical "$canon" --predict-with $F --json 2>&1)
 	echo "$model" | sed 's/^/# model: /'
 	mdwp=$(echo "$model" | last_dwp)
 
@@ -277,6 +284,8 @@ else
 	# a figure for the record, not a test: the guest's clock under emulation
 	echo "# tuned in $(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.1f", b - a }') s of the guest's time ($placement)"
 	check "tuner: tune --pid exit status" 0 $rc
+	check "tuner: predicts with the model in the file, not with --model" 1 \
+		"$(echo "$out" | grep -c "predicting with the model in $F")"
 	check "tuner: tune --pid tunes the process, or says why not and offers --global" 0 $rc
 	check "tuner: says how the process gets its weights" 1 \
 		"$(echo "$out" | grep '"event": "start"' | grep -c "\"placement\": \"$placement\"")"

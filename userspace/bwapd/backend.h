@@ -44,6 +44,16 @@ struct bwapd_backend_ops {
 	int (*bench_stop)(struct bwapd_backend *b,
 			  struct bwapd_bench_result *r);
 
+	/*
+	 * The benchmark on several routes at once (bwm_flow: threads of a
+	 * CPU node streaming loads or stores over some nodes' pages, or one
+	 * of them chasing pointers there) for 'seconds': what each flow
+	 * moved, counted by the benchmark itself, and the latency its loads
+	 * saw.  bwapd profile measures the machine's model with it.
+	 */
+	int (*bench_flows)(struct bwapd_backend *b, const struct bwm_flow *f,
+			   int nf, double seconds, struct bwm_flow_result *r);
+
 	/* Actuators: the global weights (0 where a node has no file). */
 	int (*weights_get)(struct bwapd_backend *b, uint8_t *w, int nr);
 	int (*weight_set)(struct bwapd_backend *b, int node, uint8_t w);

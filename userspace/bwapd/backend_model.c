@@ -210,6 +210,15 @@ static int model_bench_stop(struct bwapd_backend *b,
 	return 0;
 }
 
+/* The simulated machine answers, with its counters' noise. */
+static int model_bench_flows(struct bwapd_backend *b, const struct bwm_flow *f,
+			     int nf, double seconds, struct bwm_flow_result *r)
+{
+	if (!(seconds > 0))
+		return -EINVAL;
+	return bwm_sim_bench_flows(&priv(b)->sim, nf, f, r);
+}
+
 static int model_weights_get(struct bwapd_backend *b, uint8_t *w, int nr)
 {
 	struct model *p = priv(b);
@@ -241,6 +250,7 @@ static const struct bwapd_backend_ops model_ops = {
 	.bench_start = model_bench_start,
 	.bench_run = model_bench_run,
 	.bench_stop = model_bench_stop,
+	.bench_flows = model_bench_flows,
 	.weights_get = model_weights_get,
 	.weight_set = model_weight_set,
 };

@@ -22,6 +22,7 @@ struct real {
 	int have_topo;
 	struct uncore uncore;
 	struct bench *bench;
+	struct bench *flows;		/* every CPU node's threads */
 	char source[256];
 };
 
@@ -37,6 +38,8 @@ static void real_destroy(struct bwapd_backend *b)
 	uncore_close(&p->uncore);
 	if (p->bench)
 		bench_destroy(p->bench);
+	if (p->flows)
+		bench_destroy(p->flows);
 	free(p);
 	b->priv = NULL;
 }
@@ -120,6 +123,23 @@ static int real_bench_stop(struct bwapd_backend *b,
 	return ret;
 }
 
+/* One benchmark for all the phases: started on the first, kept. */
+static int real_bench_flows(struct bwapd_backend *b, const struct bwm_flow *f,
+			    int nf, double seconds, struct bwm_flow_result *r)
+{
+	struct real *p = priv(b);
+	int ret;
+
+	if (!p->flows) {
+		ret = bench_start(&p->topo, p->topo.cpu_nodes,
+				  bench_array_bytes(p->root, &p->topo),
+				  &p->flows);
+		if (ret)
+			return ret;
+	}
+	return bench_flows(p->flows, f, nf, seconds, r);
+}
+
 static int real_weights_get(struct bwapd_backend *b, uint8_t *w, int nr)
 {
 	struct real *p = priv(b);
@@ -150,6 +170,7 @@ static const struct bwapd_backend_ops real_ops = {
 	.bench_start = real_bench_start,
 	.bench_run = real_bench_run,
 	.bench_stop = real_bench_stop,
+	.bench_flows = real_bench_flows,
 	.weights_get = real_weights_get,
 	.weight_set = real_weight_set,
 };

@@ -10,6 +10,14 @@
  * memory node: in phase i every thread reads only the array's pages on
  * node i (move_pages tells which), so node i's counters and the threads'
  * own counts show what node i delivers to each worker.
+ *
+ * bwapd profile's model of the machine runs it on several routes at once
+ * (bench_flows): the threads of each CPU node stream loads or stores over
+ * the pages of the nodes their flow names, and one of them chases
+ * pointers there, one load in flight, which times the latency that
+ * traffic leaves.  The chase follows a random cycle through the pages of
+ * each node (a pointer in the first line of every page); streams never
+ * write that line.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -37,8 +45,20 @@ struct bench_thread {
 	struct bench *b;
 	pthread_t tid;
 	int cpu, node, started;
+	int lead;				/* its node's first thread */
 	uint64_t lines[BWAPD_MAX_NODES];
 	uint64_t sink;
+	/* flows: lines moved and pages chased, and the phase last seen over */
+	atomic_ullong flow_lines, chased;
+	atomic_int done;
+};
+
+/* The phase in which every thread follows its node's flow. */
+#define PHASE_FLOWS	BWAPD_MAX_NODES
+
+struct bench_flow {
+	uint32_t mem;				/* 0: the node's threads idle */
+	int write, chase;
 };
 
 struct bench {
@@ -48,7 +68,10 @@ struct bench {
 	size_t nr_list[BWAPD_MAX_NODES];
 	atomic_int phase;			/* the node read; -1 idle */
 	atomic_int stop;
+	atomic_int gen;				/* phases of flows so far */
+	struct bench_flow flow[BWAPD_MAX_NODES];	/* per CPU node */
 	double busy[BWAPD_MAX_NODES];
+	int node_threads[BWAPD_MAX_NODES];
 	int nr_threads;
 	struct bench_thread *th;
 };
@@ -61,14 +84,69 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static uint64_t xorshift(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * One batch of the thread's flow.  A chasing flow: its node's first thread
+ * follows the pointers, the others idle.  A streaming flow: loads or
+ * stores of random lines of the flow's nodes' pages (never the first line
+ * of a page, which holds the chase's pointer); where the node has more
+ * than one thread, its first one chases instead, which times the latency
+ * under the others' traffic.
+ */
+static void flow_batch(struct bench_thread *th, uint64_t *x, uint64_t *sum,
+		       char **chase)
+{
+	struct bench *b = th->b;
+	const struct bench_flow *f = &b->flow[th->node];
+	int nodes[BWAPD_MAX_NODES], nr = 0, k;
+
+	for (k = 0; k < BWAPD_MAX_NODES; k++)
+		if (f->mem & (1u << k) && b->nr_list[k])
+			nodes[nr++] = k;
+	if (!nr || (f->chase && !th->lead))
+		return;
+	if (th->lead && (f->chase || b->node_threads[th->node] > 1)) {
+		char *p = *chase;
+
+		if (!p)
+			p = b->mem + (size_t)b->list[nodes[0]][0] * PAGE;
+		for (k = 0; k < BATCH; k++)
+			p = *(char *volatile *)p;
+		*chase = p;
+		atomic_fetch_add_explicit(&th->chased, BATCH,
+					  memory_order_relaxed);
+		return;
+	}
+	for (k = 0; k < BATCH; k++) {
+		int node = nodes[xorshift(x) % (uint64_t)nr];
+		size_t pg = b->list[node][(xorshift(x) >> 8) % b->nr_list[node]];
+		size_t off = (1 + (*x & (PAGE / LINE - 2))) * LINE;
+		char *line = b->mem + pg * PAGE + off;
+
+		if (f->write)
+			*(volatile uint64_t *)line = *x;
+		else
+			*sum += *(volatile uint64_t *)line;
+	}
+	atomic_fetch_add_explicit(&th->flow_lines, BATCH, memory_order_relaxed);
+}
+
 static void *reader(void *arg)
 {
 	struct bench_thread *th = arg;
 	struct bench *b = th->b;
 	uint64_t x = 0x9e3779b97f4a7c15ULL ^ (uint64_t)th->cpu, sum = 0;
+	char *chase = NULL;
 
 	while (!atomic_load_explicit(&b->stop, memory_order_relaxed)) {
-		int ph = atomic_load_explicit(&b->phase, memory_order_relaxed);
+		int ph = atomic_load_explicit(&b->phase, memory_order_acquire);
 		const uint32_t *list;
 		size_t n;
 		int k;
@@ -76,7 +154,15 @@ static void *reader(void *arg)
 		if (ph < 0) {
 			struct timespec ts = { 0, 1000000 };
 
+			atomic_store_explicit(&th->done,
+					      atomic_load(&b->gen),
+					      memory_order_release);
+			chase = NULL;
 			nanosleep(&ts, NULL);
+			continue;
+		}
+		if (ph == PHASE_FLOWS) {
+			flow_batch(th, &x, &sum, &chase);
 			continue;
 		}
 		list = b->list[ph];
@@ -95,6 +181,32 @@ static void *reader(void *arg)
 	}
 	th->sink = sum;
 	return NULL;
+}
+
+/* The chase's cycle through node's pages, in a random order. */
+static void chain(struct bench *b, int node)
+{
+	size_t n = b->nr_list[node], i;
+	uint32_t *order = malloc(n * sizeof(*order));
+	uint64_t x = 0x2545f4914f6cdd1dULL + (uint64_t)node;
+
+	if (!order || !n) {
+		free(order);
+		return;
+	}
+	memcpy(order, b->list[node], n * sizeof(*order));
+	for (i = n - 1; i > 0; i--) {
+		size_t j = xorshift(&x) % (i + 1);
+		uint32_t v = order[i];
+
+		order[i] = order[j];
+		order[j] = v;
+	}
+	for (i = 0; i < n; i++)
+		*(char **)(b->mem + (size_t)order[i] * PAGE) =
+			b->mem + (size_t)order[(i + 1) % n] * PAGE;
+	/* the chase starts at the first page listed: it is on the cycle */
+	free(order);
 }
 
 static int place_pages(struct bench *b, const struct bwapd_topology *t)
@@ -133,6 +245,8 @@ static int place_pages(struct bench *b, const struct bwapd_topology *t)
 			ret = -ENOMEM;	/* the node had no free page */
 			goto out;
 		}
+	for (i = 0; i < t->nr_nodes; i++)
+		chain(b, i);
 out:
 	free(addr);
 	free(status);
@@ -206,6 +320,7 @@ int bench_start(const struct bwapd_topology *t, uint32_t workers,
 		return -ENOMEM;
 	atomic_init(&b->phase, -1);
 	atomic_init(&b->stop, 0);
+	atomic_init(&b->gen, 0);
 	b->pages = bytes / PAGE;
 	b->mem = mmap(NULL, b->pages * PAGE, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -229,6 +344,7 @@ int bench_start(const struct bwapd_topology *t, uint32_t workers,
 		th->b = b;
 		th->cpu = cpu;
 		th->node = t->cpu_node[cpu];
+		th->lead = !b->node_threads[th->node]++;
 		CPU_ZERO(&set);
 		CPU_SET(cpu, &set);
 		pthread_attr_init(&attr);
@@ -264,6 +380,69 @@ int bench_run(struct bench *b, int node, double seconds)
 		;
 	atomic_store(&b->phase, -1);
 	b->busy[node] += now_s() - t0;
+	return 0;
+}
+
+/* Until every thread has seen the end of phase gen. */
+static void wait_idle(struct bench *b, int gen)
+{
+	struct timespec ts = { 0, 200000 };
+	int i;
+
+	for (i = 0; i < b->nr_threads; i++)
+		while (atomic_load_explicit(&b->th[i].done,
+					    memory_order_acquire) < gen)
+			nanosleep(&ts, NULL);
+}
+
+int bench_flows(struct bench *b, const struct bwm_flow *f, int nf,
+		double seconds, struct bwm_flow_result *r)
+{
+	uint64_t lines[BWAPD_MAX_NODES] = { 0 }, chased[BWAPD_MAX_NODES] = { 0 };
+	struct timespec ts;
+	double t0, dt;
+	int i, k, gen;
+
+	if (nf < 1 || nf > BWAPD_MAX_NODES || !(seconds > 0))
+		return -EINVAL;
+	memset(b->flow, 0, sizeof(b->flow));
+	for (i = 0; i < nf; i++) {
+		if (f[i].cpu < 0 || f[i].cpu >= BWAPD_MAX_NODES ||
+		    !b->node_threads[f[i].cpu] || b->flow[f[i].cpu].mem || !f[i].mem)
+			return -EINVAL;
+		for (k = 0; k < BWAPD_MAX_NODES; k++)
+			if ((f[i].mem & (1u << k)) && !b->nr_list[k])
+				return -EINVAL;
+		b->flow[f[i].cpu].mem = f[i].mem;
+		b->flow[f[i].cpu].write = f[i].write;
+		b->flow[f[i].cpu].chase = f[i].chase;
+	}
+	for (i = 0; i < b->nr_threads; i++) {
+		atomic_store(&b->th[i].flow_lines, 0);
+		atomic_store(&b->th[i].chased, 0);
+	}
+	ts.tv_sec = (time_t)seconds;
+	ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
+	t0 = now_s();
+	atomic_store_explicit(&b->phase, PHASE_FLOWS, memory_order_release);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	gen = atomic_fetch_add(&b->gen, 1) + 1;
+	atomic_store_explicit(&b->phase, -1, memory_order_release);
+	dt = now_s() - t0;
+	wait_idle(b, gen);
+	for (i = 0; i < b->nr_threads; i++) {
+		lines[b->th[i].node] += atomic_load(&b->th[i].flow_lines);
+		chased[b->th[i].node] += atomic_load(&b->th[i].chased);
+	}
+	for (i = 0; i < nf; i++) {
+		int c = f[i].cpu;
+
+		r[i].gbps = (double)(f[i].chase ? chased[c] : lines[c]) * LINE /
+			    dt / 1e9;
+		/* without a chasing thread the latency is not known: 0 */
+		r[i].latency_ns = chased[c] ? dt * 1e9 / (double)chased[c] : 0;
+	}
 	return 0;
 }
 

@@ -16,6 +16,13 @@ struct bench;
 int bench_start(const struct bwapd_topology *t, uint32_t workers,
 		size_t bytes, struct bench **out);
 int bench_run(struct bench *b, int node, double seconds);
+/*
+ * Flows on several routes at once for 'seconds' (backend.h's
+ * bench_flows): every flow's CPU node among the bench's workers, its
+ * nodes among those with pages.  A latency of 0: no thread chased.
+ */
+int bench_flows(struct bench *b, const struct bwm_flow *f, int nf,
+		double seconds, struct bwm_flow_result *r);
 /* The array for this machine: 4 x its L3 caches (sysfs below root), at
  * least 64 MiB per memory node, at most a quarter of a node's memory. */
 size_t bench_array_bytes(const char *root, const struct bwapd_topology *t);

@@ -63,11 +63,47 @@ static double sse(const struct bwm_machine *m, const struct bwm_workload *wl,
 	return s;
 }
 
-static double sse_at(const struct bwm_machine *m, struct bwm_workload *wl,
-		     const struct bwapd_point *p, int n, double log_mlp)
+struct sse_arg {
+	const struct bwm_machine *m;
+	struct bwm_workload *wl;
+	const struct bwapd_point *p;
+	int n;
+};
+
+static double sse_at(double log_mlp, void *arg)
 {
-	wl->mlp = exp(log_mlp);
-	return sse(m, wl, p, n);
+	struct sse_arg *a = arg;
+
+	a->wl->mlp = exp(log_mlp);
+	return sse(a->m, a->wl, a->p, a->n);
+}
+
+double bwapd_golden(double (*f)(double x, void *arg), void *arg, double a,
+		    double b, int iters, double *fx)
+{
+	const double g = (sqrt(5) - 1) / 2;
+	double x1 = b - g * (b - a), x2 = a + g * (b - a);
+	double f1 = f(x1, arg), f2 = f(x2, arg);
+	int i;
+
+	for (i = 0; i < iters; i++) {
+		if (f1 <= f2) {
+			b = x2;
+			x2 = x1;
+			f2 = f1;
+			x1 = b - g * (b - a);
+			f1 = f(x1, arg);
+		} else {
+			a = x1;
+			x1 = x2;
+			f1 = f2;
+			x2 = a + g * (b - a);
+			f2 = f(x2, arg);
+		}
+	}
+	if (fx)
+		*fx = fmin(f1, f2);
+	return f1 <= f2 ? x1 : x2;
 }
 
 /*
@@ -82,42 +118,23 @@ static double fit_mlp(const struct bwm_machine *m, struct bwm_workload *wl,
 		      const struct bwapd_point *p, int n, double *range)
 {
 	const double lo = log(MLP_MIN), hi = log(MLP_MAX);
-	const double g = (sqrt(5) - 1) / 2;
-	double h = (hi - lo) / (MLP_GRID - 1), best = INFINITY, a, b, x1, x2;
-	double f1, f2, grid[MLP_GRID], fit;
+	struct sse_arg arg = { .m = m, .wl = wl, .p = p, .n = n };
+	double h = (hi - lo) / (MLP_GRID - 1), best = INFINITY, x, fx;
+	double grid[MLP_GRID], fit;
 	int i, at = 0;
 
 	for (i = 0; i < MLP_GRID; i++) {
-		grid[i] = sse_at(m, wl, p, n, lo + i * h);
+		grid[i] = sse_at(lo + i * h, &arg);
 		if (grid[i] < best * (1 - 1e-9)) {
 			best = grid[i];
 			at = i;
 		}
 	}
-	a = lo + (at > 0 ? at - 1 : 0) * h;
-	b = lo + (at < MLP_GRID - 1 ? at + 1 : at) * h;
-	x1 = b - g * (b - a);
-	x2 = a + g * (b - a);
-	f1 = sse_at(m, wl, p, n, x1);
-	f2 = sse_at(m, wl, p, n, x2);
-	for (i = 0; i < 30; i++) {
-		if (f1 <= f2) {
-			b = x2;
-			x2 = x1;
-			f2 = f1;
-			x1 = b - g * (b - a);
-			f1 = sse_at(m, wl, p, n, x1);
-		} else {
-			a = x1;
-			x1 = x2;
-			f1 = f2;
-			x2 = a + g * (b - a);
-			f2 = sse_at(m, wl, p, n, x2);
-		}
-	}
-	if (fmin(f1, f2) < best) {
-		best = fmin(f1, f2);
-		fit = f1 <= f2 ? x1 : x2;
+	x = bwapd_golden(sse_at, &arg, lo + (at > 0 ? at - 1 : 0) * h,
+			 lo + (at < MLP_GRID - 1 ? at + 1 : at) * h, 30, &fx);
+	if (fx < best) {
+		best = fx;
+		fit = x;
 	} else {
 		fit = lo + at * h;
 	}

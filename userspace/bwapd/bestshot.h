@@ -36,6 +36,13 @@ int bwapd_fit(const struct bwm_machine *m, uint32_t workers,
 	      int threads_per_worker, const struct bwapd_point *p, int n,
 	      struct bwm_workload *wl, double *rms, double *range);
 
+/*
+ * Where in [a, b] f is least, by golden section in 'iters' steps (f
+ * unimodal there); *fx (may be NULL): f there.
+ */
+double bwapd_golden(double (*f)(double x, void *arg), void *arg, double a,
+		    double b, int iters, double *fx);
+
 /* The model's traffic for wl with its pages spread by frac (GB/s). */
 double bwapd_fit_gbps(const struct bwm_machine *m,
 		      const struct bwm_workload *wl, const double *frac);

@@ -41,7 +41,18 @@ void cmd_show_json(const struct bwapd_file *f, int nr_nodes, uint32_t only);
 
 /* ---- the tuning run (cmd_tune.c), also for exec and the daemon --------- */
 
-/* The canonical shares of the workers: the file's, or measured now. */
+/*
+ * The model of the machine the tuner predicts with: --predict-with's,
+ * else the one in the profile (--file), else the firmware's description
+ * of t (HMAT, else SLIT).  Never the machine --model simulates.  0, or
+ * -errno with the reason logged.
+ */
+int cmd_machine_of(const struct opts *o, const struct bwapd_topology *t,
+		   struct bwm_machine *m);
+/*
+ * The canonical shares of the workers: the file's; for a set the file
+ * skipped, its model's; or measured now.
+ */
 int cmd_canonical_of(const struct opts *o, struct bwapd_backend *b,
 		     const struct bwapd_topology *t, uint32_t workers,
 		     double *frac);

@@ -3,7 +3,9 @@
  * bwapd profile: enumerate the worker sets, profile every one worth it
  * (a progress bar on a terminal), write the canonical-weights file.
  */
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -34,6 +36,64 @@ static void show_progress(void *arg, double done)
 		p->nr_sets, p->workers,
 		(p->nr_sets - p->set + 1) * p->seconds - done);
 	fflush(stderr);
+}
+
+static void show_model_progress(void *arg, int done, int total)
+{
+	struct progress *p = arg;
+	int width = 30, fill = total ? done * width / total : width, i;
+
+	if (!p->tty)
+		return;
+	fprintf(stderr, "\r[");
+	for (i = 0; i < width; i++)
+		fputc(i < fill ? '#' : '.', stderr);
+	fprintf(stderr, "] the machine's model: phase %d/%d   ", done, total);
+	fflush(stderr);
+}
+
+/*
+ * The machine's model: the firmware's description, then, with counters,
+ * what the benchmark measures on top of it.  A measurement that fails
+ * leaves the firmware's description, with a warning: the weights are
+ * measured all the same.
+ */
+static int profile_model(struct bwapd_backend *b, const struct bwapd_topology *t,
+			 int counters, struct progress *prog,
+			 struct bwapd_machine_model **out)
+{
+	struct bwapd_machine_model *mm = malloc(sizeof(*mm));
+	struct bwapd_mm_opts mo;
+	char why[256];
+	double secs;
+	int ret, phases;
+
+	if (!mm)
+		return -ENOMEM;
+	ret = bwapd_mm_prior(t, mm);
+	if (ret) {
+		free(mm);
+		return ret;
+	}
+	*out = mm;
+	if (!counters) {
+		bwapd_log(BWAPD_LOG_INFO, "the machine's model: from %s only (no counters)",
+			  bwapd_have_hmat(t) ? "HMAT and SLIT" : "SLIT");
+		return 0;
+	}
+	bwapd_mm_opts_default(&mo);
+	mo.progress = show_model_progress;
+	mo.progress_arg = prog;
+	phases = bwapd_mm_plan(t, &mo, &secs);
+	bwapd_log(BWAPD_LOG_INFO, "the machine's model: %d phases, %.0f s of benchmark",
+		  phases, secs);
+	ret = bwapd_mm_measure(b, t, &mo, mm, why, sizeof(why));
+	if (prog->tty)
+		fputc('\n', stderr);
+	if (ret)
+		bwapd_log(BWAPD_LOG_WARNING, "the machine's model: %s; the firmware's "
+			  "description is written instead", why);
+	return 0;
 }
 
 int cmd_profile(const struct opts *o)
@@ -125,7 +185,12 @@ int cmd_profile(const struct opts *o)
 	}
 	if (prog.tty && counters)
 		fputc('\n', stderr);
+	ret = profile_model(&b, &t, counters, &prog, &file.model);
 	bwapd_backend_destroy(&b);
+	if (ret) {
+		bwapd_file_free(&file);
+		return cmd_error("the machine's model", ret, "nothing written");
+	}
 	ret = bwapd_file_write(o->file, &t, &file, why, sizeof(why));
 	if (ret) {
 		bwapd_file_free(&file);

@@ -214,6 +214,25 @@ int cmd_canonical_of(const struct opts *o, struct bwapd_backend *b,
 	ret = bwapd_file_read(o->file, t, &f, why, sizeof(why));
 	if (!ret) {
 		r = bwapd_file_find(&f, workers);
+		if (!r && f.model) {
+			/* Eq. 5 on the model's own profiling run */
+			struct bwm_profile prof;
+
+			ret = bwm_profile_run(&f.model->m, workers, 1, 0, NULL, &prof);
+			if (!ret)
+				ret = bwm_canonical_fractions(prof.bw, t->nr_nodes,
+							      workers, frac);
+			bwapd_file_free(&f);
+			if (ret)
+				bwapd_log(BWAPD_LOG_ERR, "workers %s: the model in %s "
+					  "gives no canonical weights: %s", list,
+					  o->file, strerror(-ret));
+			else
+				bwapd_log(BWAPD_LOG_INFO, "workers %s were not profiled: "
+					  "canonical weights from the model in %s",
+					  list, o->file);
+			return ret;
+		}
 		if (!r) {
 			bwapd_log(BWAPD_LOG_ERR, "no canonical weights for workers %s in %s",
 				list, o->file);
@@ -242,6 +261,58 @@ int cmd_canonical_of(const struct opts *o, struct bwapd_backend *b,
 	memcpy(frac, r->frac, sizeof(r->frac));
 	bwapd_file_free(&f);
 	return 0;
+}
+
+int cmd_machine_of(const struct opts *o, const struct bwapd_topology *t,
+		   struct bwm_machine *m)
+{
+	struct bwapd_machine_model *mm;
+	struct bwapd_file f;
+	struct bwm_error err;
+	char why[512];
+	int ret;
+
+	if (o->predict_with) {
+		ret = bwm_machine_load(o->predict_with, m, &err);
+		if (ret) {
+			bwapd_log(BWAPD_LOG_ERR, "--predict-with: %s",
+				  bwm_error_format(&err, o->predict_with, why,
+						   sizeof(why)));
+			return ret;
+		}
+		if (m->nr_nodes != t->nr_nodes) {
+			bwapd_log(BWAPD_LOG_ERR, "--predict-with %s: %d nodes, the "
+				  "machine has %d", o->predict_with, m->nr_nodes,
+				  t->nr_nodes);
+			return -EINVAL;
+		}
+		bwapd_log(BWAPD_LOG_INFO, "predicting with %s", o->predict_with);
+		return 0;
+	}
+	if (!bwapd_file_read(o->file, t, &f, why, sizeof(why))) {
+		if (f.model) {
+			*m = f.model->m;
+			bwapd_log(BWAPD_LOG_INFO, "predicting with the model in %s (%s)",
+				  o->file, f.model->seconds > 0 ?
+				  "measured by bwapd profile" :
+				  "the firmware's description");
+			bwapd_file_free(&f);
+			return 0;
+		}
+		bwapd_file_free(&f);
+	}
+	mm = malloc(sizeof(*mm));
+	if (!mm)
+		return -ENOMEM;
+	ret = bwapd_mm_prior(t, mm);
+	if (!ret) {
+		*m = mm->m;
+		bwapd_log(BWAPD_LOG_INFO, "predicting with the firmware's description "
+			  "of the machine (%s, uncertain: run bwapd profile to "
+			  "measure it)", bwapd_have_hmat(t) ? "HMAT" : "SLIT");
+	}
+	free(mm);
+	return ret;
 }
 
 static int load_workload(const char *path, const struct bwm_machine *m,
@@ -333,7 +404,7 @@ static void process_comm(pid_t pid, char *buf, size_t len)
  */
 int cmd_tune_target(const struct opts *o, pid_t pid)
 {
-	static struct bwm_machine m;
+	static struct bwm_machine m, known;
 	struct bwapd_target proc = { 0 }, model = { 0 }, *t;
 	struct bwapd_target hiproc = { 0 }, group[2] = { { 0 } }, *hi = NULL;
 	struct bwapd_tune_opts to = o->tune;
@@ -363,8 +434,6 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 		bwapd_backend_destroy(&b);
 		return 1;
 	}
-	/* the model of the machine: the tuner predicts with it */
-	to.machine = o->model ? &m : NULL;
 	if (o->workers && cmd_parse_workers(o->workers, &workers)) {
 		bwapd_backend_destroy(&b);
 		return EXIT_USAGE;
@@ -467,6 +536,12 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 	l.name = name;
 	if (cmd_canonical_of(o, &b, &topo, workers, canon))
 		goto out;
+	/* what the tuner predicts with; --model's machine only plays the hardware */
+	if (!to.dwp_only && !to.forward_only) {
+		if (cmd_machine_of(o, &topo, &known))
+			goto out;
+		to.machine = &known;
+	}
 	if (pid) {
 		ret = proc.ops->pages(&proc, pages, topo.nr_nodes);
 		for (j = 0; !ret && j < topo.nr_nodes; j++)

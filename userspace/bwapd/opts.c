@@ -148,6 +148,9 @@ static const struct optdef {
 	  "its worker nodes" },
 	{ "canonical", K_STR, O(canonical), 0, 0, TUNERS, "W0:W1:...",
 	  "canonical weights to start from, instead of the file's" },
+	{ "predict-with", K_STR, O(predict_with), 0, 0, TUNERS, "MACHINE.json",
+	  "the model of the machine the tuner predicts with, instead of the\n"
+	  "file's (a machine file, or a profile)" },
 	{ "rules", K_STR, O(rules), 0, 0, B(C_DAEMON), "FILE",
 	  "the rules (default " BWAPD_RULES_FILE ")" },
 	{ "scan", K_DBL, O(scan), 0.1, 3600, B(C_DAEMON), "S",

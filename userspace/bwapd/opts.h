@@ -34,6 +34,7 @@ struct opts {
 	const char *plot;
 	const char *rules;
 	const char *canonical;
+	const char *predict_with;
 	const char *corun, *corun_workers;
 	pid_t hi_pid;
 	double watch, delay, scan;
@@ -52,7 +53,7 @@ enum { C_TOPOLOGY, C_PROFILE, C_SHOW, C_APPLY, C_TUNE, C_EXEC, C_STATUS,
        C_DAEMON, C_INSPECT, NR_CMDS, C_RULE = NR_CMDS };
 
 /* The options in the table of opts.c (which checks the count). */
-#define NR_OPTS		48
+#define NR_OPTS		49
 
 /* The words of the command line that are not options. */
 struct words {

@@ -31,7 +31,7 @@ const char *bwapd_source_name(enum bwapd_source s)
 	return "?";
 }
 
-static int have_hmat(const struct bwapd_topology *t)
+int bwapd_have_hmat(const struct bwapd_topology *t)
 {
 	int i;
 
@@ -169,7 +169,7 @@ int bwapd_profile_set(struct bwapd_backend *b, const struct bwapd_topology *t,
 			return ret;
 		r->source = BWAPD_SRC_COUNTERS;
 		r->seconds = o->seconds;
-	} else if (have_hmat(t)) {
+	} else if (bwapd_have_hmat(t)) {
 		estimate_hmat(t, bw);
 		r->source = BWAPD_SRC_HMAT;
 	} else {

@@ -17,6 +17,8 @@ enum bwapd_source {
 };
 
 const char *bwapd_source_name(enum bwapd_source s);
+/* Does HMAT name an initiator for every memory node? */
+int bwapd_have_hmat(const struct bwapd_topology *t);
 
 struct bwapd_result {
 	uint32_t workers;

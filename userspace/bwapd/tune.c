@@ -14,6 +14,19 @@
  * of min_gain over the best setting measured, when it proposes a setting
  * already measured, or after max_steps.
  *
+ * The model is what bwapd profile measured of the machine, or what the
+ * firmware says of it: it can be wrong.  Every prediction is checked by
+ * the measurement that follows it.  One from a fit of two points or more
+ * that misses by over 3 % hands the tuning to the DWP search, run as it
+ * would have run without the model, with max_steps of its own; the best
+ * setting either found stays.  Where the model's checks held, the DWP
+ * line is climbed from the DWP of its best setting all the same (a model
+ * borne out near the start can still be wrong further away), and the
+ * better of the two stays.  Before
+ * any of it the model must agree with what was measured of this machine
+ * already, the workers' canonical weights (model_agrees); a model that
+ * does not is not of this machine, and the DWP search tunes without it.
+ *
  * Without the model it is the paper's DWP tuner (BWAP section III-B).
  * DWP d moves the canonical page shares towards the worker nodes: the
  * workers get S + d (1 - S) of the pages (S: their canonical share), the
@@ -178,21 +191,26 @@ struct tuner {
 	double cur;			/* the target's DWP */
 	uint8_t cur_w[BWAPD_MAX_NODES];
 	double best, best_rate, best_se;
+	double start_rate, start_se;	/* of the first setting */
 	double last_rate, last_se;	/* of the last setting measured */
+	int budget;			/* the steps to stop at */
 	uint8_t best_w[BWAPD_MAX_NODES];
 	int nr;
 	double d[MAX_POINTS];		/* settings measured: DWP, */
 	uint8_t w[MAX_POINTS][BWAPD_MAX_NODES];	/* weights */
+	uint8_t line[MAX_POINTS];	/* 1: on the DWP line */
+	double rate[MAX_POINTS], se[MAX_POINTS];	/* what each measured */
 	int npts;			/* ... and points for the fit */
 	struct bwapd_point pt[MAX_POINTS];
 };
 
+/* Was DWP d measured (the line's settings, not the model's)? */
 static int measured(const struct tuner *tu, double d)
 {
 	int i;
 
 	for (i = 0; i < tu->nr; i++)
-		if (fabs(tu->d[i] - d) < 1e-9)
+		if (tu->line[i] && fabs(tu->d[i] - d) < 1e-9)
 			return 1;
 	return 0;
 }
@@ -305,6 +323,8 @@ static int apply(struct tuner *tu, const uint8_t *w, double d,
 		if (tu->nr)
 			tu->r->steps++;
 		tu->d[tu->nr] = d;
+		tu->rate[tu->nr] = st.stall_rate;
+		tu->se[tu->nr] = tu->last_se;
 		memcpy(tu->w[tu->nr++], st.weights, sizeof(st.weights));
 		tu->r->stall_rate = st.stall_rate;
 		tu->last_rate = st.stall_rate;
@@ -334,6 +354,8 @@ static int step(struct tuner *tu, double d, const char *what, int measure)
 	uint8_t w[BWAPD_MAX_NODES] = { 0 };
 	int ret;
 
+	int nr = tu->nr;
+
 	ret = bwapd_dwp_weights(tu->canonical, t->nr_nodes, t->workers, d,
 				tu->o->u8_err, w);
 	if (ret) {
@@ -341,7 +363,10 @@ static int step(struct tuner *tu, double d, const char *what, int measure)
 			 "no weights for DWP %.3f: %s", d, strerror(-ret));
 		return ret;
 	}
-	return apply(tu, w, d, -1, what, measure);
+	ret = apply(tu, w, d, -1, what, measure);
+	if (!ret && tu->nr > nr)
+		tu->line[nr] = 1;
+	return ret;
 }
 
 static double clamp(const struct tuner *tu, double d)
@@ -370,11 +395,10 @@ static int surely_worse(const struct tuner *tu)
  */
 static int climb(struct tuner *tu, double by, const char *what, int *ret)
 {
-	const struct bwapd_tune_opts *o = tu->o;
 	double from = tu->best;
 	int helped = 0;
 
-	while (!*ret && tu->r->steps < o->max_steps) {
+	while (!*ret && tu->r->steps < tu->budget) {
 		double d = clamp(tu, from + by), before = tu->best;
 
 		if (measured(tu, d))
@@ -391,21 +415,34 @@ static int climb(struct tuner *tu, double by, const char *what, int *ret)
 	return helped;
 }
 
-static int search(struct tuner *tu)
+/* Coarse: up; from a non-zero start that did not go up, down. */
+static int coarse(struct tuner *tu)
 {
 	const struct bwapd_tune_opts *o = tu->o;
 	int ret = 0;
 
-	/* coarse: up; from a non-zero start that did not go up, down */
 	if (!climb(tu, o->step, "up", &ret) && !ret && !o->forward_only)
 		climb(tu, -o->step, "down", &ret);
-	if (ret || o->forward_only)
-		return ret;
-	/* fine: around the best */
-	if (o->fine_step > 0 && o->fine_step < o->step &&
+	return ret;
+}
+
+/* Fine: around the best. */
+static int fine(struct tuner *tu)
+{
+	const struct bwapd_tune_opts *o = tu->o;
+	int ret = 0;
+
+	if (o->fine_step > 0 && o->fine_step < o->step && !o->forward_only &&
 	    !climb(tu, o->fine_step, "refine", &ret) && !ret)
 		climb(tu, -o->fine_step, "refine", &ret);
 	return ret;
+}
+
+static int search(struct tuner *tu)
+{
+	int ret = coarse(tu);
+
+	return ret ? ret : fine(tu);
 }
 
 /*
@@ -491,6 +528,13 @@ static int next_setting(const struct tuner *tu, double *f, double *g)
 
 /* a prediction this far from the measurement: the model is off there */
 #define PROBE_OFF	0.01
+/*
+ * ...and this far, from a fit of two points or more, where the fit of
+ * the application cannot be what is wrong: the model of the machine is
+ * wrong here, and the DWP search on the measurements alone takes over
+ * from the best setting so far.
+ */
+#define MODEL_WRONG	0.03
 
 /*
  * Predict, measure, fit again: next_setting() while it predicts a gain
@@ -501,18 +545,19 @@ static int next_setting(const struct tuner *tu, double *f, double *g)
  * can still be wrong beyond them, and a model of the machine that is
  * off stays off): as far again, twice as far after each success; after
  * a failure, half as far, once.  1 when the model's settings never
- * helped: the DWP search goes on from the start.
+ * helped, or when a prediction from a fit of two points or more missed
+ * by more than MODEL_WRONG: the DWP search goes on from the best
+ * setting measured.
  */
 static int predict(struct tuner *tu)
 {
-	const struct bwapd_tune_opts *o = tu->o;
 	struct bwapd_target *t = tu->t;
 	double dir[BWAPD_MAX_NODES] = { 0 }, scale = 1;
 	int n = t->nr_nodes, ret = 0, trust = 1, halved = 0, missed = 0;
-	int helped_once = 0, j;
+	int helped_once = 0, j, fitted;
 	double off = 1;			/* the last prediction's error */
 
-	while (!ret && tu->r->steps < o->max_steps) {
+	while (!ret && tu->r->steps < tu->budget) {
 		double from[BWAPD_MAX_NODES], f[BWAPD_MAX_NODES], g = -1;
 		uint8_t w[BWAPD_MAX_NODES];
 		const char *what = tu->r->steps ? "predict" : "shot";
@@ -535,13 +580,16 @@ static int predict(struct tuner *tu)
 			what = "probe";
 		}
 		tu->r->predicted = 1;
+		fitted = tu->npts;
 		ret = apply(tu, w, bwapd_weights_dwp(tu->canonical, n,
 						     t->workers, w),
 			    g, what, 1);
 		if (ret)
 			break;
-		if (g > 0 && tu->npts)
+		if (g > 0 && tu->npts > fitted)
 			off = fabs(tu->pt[tu->npts - 1].gbps / g - 1);
+		if (g > 0 && tu->npts > fitted && fitted >= 2 && off > MODEL_WRONG)
+			return 1;
 		helped = !memcmp(tu->best_w, w, (size_t)n);
 		if (helped) {
 			double now[BWAPD_MAX_NODES];
@@ -565,6 +613,75 @@ static int predict(struct tuner *tu)
 		} else {
 			break;
 		}
+	}
+	return ret;
+}
+
+/*
+ * Does the model agree with what was measured on this machine before
+ * any step: the canonical weights of the workers, which the profile
+ * measured (or which the firmware's figures give, as the model's prior
+ * does)?  The model's own profiling run gives its canonical shares; if
+ * more than MODEL_AGREE of the pages would sit elsewhere, the model is
+ * not of this machine, and the DWP search tunes without it.
+ */
+#define MODEL_AGREE	0.05
+static int model_agrees(const struct bwm_machine *m, uint32_t workers,
+			const double *canonical)
+{
+	struct bwm_profile prof;
+	double f[BWM_MAX_NODES], moved = 0;
+	int j;
+
+	if (bwm_profile_run(m, workers, 1, 0, NULL, &prof) ||
+	    bwm_canonical_fractions(prof.bw, m->nr_nodes, workers, f))
+		return 0;
+	for (j = 0; j < m->nr_nodes; j++)
+		moved += fabs(f[j] - canonical[j]) / 2;
+	return moved <= MODEL_AGREE;
+}
+
+/*
+ * The DWP search on the measurements alone, from DWP d0 (measured now if
+ * it was not), on the line's own best: what the model found cannot stop
+ * it.  With a budget of max_steps of its own; the line is refined unless
+ * the best setting measured before beats its best beyond doubt.  Then the
+ * better of the two.
+ */
+static int line_search(struct tuner *tu, double d0, const char *what)
+{
+	uint8_t nd_w[BWAPD_MAX_NODES];
+	double nd = tu->best, nd_rate = tu->best_rate, nd_se = tu->best_se;
+	int ret = 0, i;
+
+	memcpy(nd_w, tu->best_w, sizeof(nd_w));
+	tu->budget = tu->r->steps + tu->o->max_steps;
+	if (tu->budget > MAX_POINTS - 2)
+		tu->budget = MAX_POINTS - 2;
+	d0 = clamp(tu, d0);
+	for (i = 0; i < tu->nr && !(tu->line[i] && fabs(tu->d[i] - d0) < 1e-9); i++)
+		;
+	if (i == tu->nr) {
+		ret = step(tu, d0, what, 1);
+		if (ret)
+			return ret;
+		i = tu->nr - 1;
+	}
+	tu->best = tu->d[i];
+	tu->best_rate = tu->rate[i];
+	tu->best_se = tu->se[i];
+	memcpy(tu->best_w, tu->w[i], sizeof(tu->best_w));
+	ret = coarse(tu);
+	/* refining the line is worth it unless the model's setting beats it */
+	if (!ret && !(nd_rate < tu->best_rate &&
+		      tu->best_rate - nd_rate > 3 * sqrt(nd_se * nd_se +
+							 tu->best_se * tu->best_se)))
+		ret = fine(tu);
+	if (!ret && nd_rate < tu->best_rate) {
+		tu->best = nd;
+		tu->best_rate = nd_rate;
+		tu->best_se = nd_se;
+		memcpy(tu->best_w, nd_w, sizeof(nd_w));
 	}
 	return ret;
 }
@@ -598,14 +715,30 @@ int bwapd_tune(struct bwapd_target *t, const double *canonical,
 	ret = begin(t, o, r);
 	if (ret)
 		return ret;
+	tu.budget = o->max_steps;
 	ret = step(&tu, o->start, "start", 1);
+	tu.start_rate = tu.best_rate;
+	tu.start_se = tu.best_se;
 	if (!ret && r->mapi >= 0 && r->mapi < o->min_mapi) {
 		r->skipped = 1;
 	} else if (!ret) {
-		ret = o->machine && !o->dwp_only && !o->forward_only &&
-		      tu.npts ? predict(&tu) : 1;
+		int model = o->machine && !o->dwp_only && !o->forward_only &&
+			    tu.npts && model_agrees(o->machine, t->workers,
+						    canonical);
+
+		ret = model ? predict(&tu) : 1;
+		/*
+		 * Without a model, or with one that missed: the DWP search.
+		 * With one that did not: the DWP line climbed from the DWP
+		 * of its best setting (a model can be right where it
+		 * measured and wrong where it did not).
+		 */
 		if (ret > 0)
-			ret = search(&tu);
+			ret = model ? line_search(&tu, o->start, "start") :
+				      search(&tu);
+		else if (!ret && model)
+			ret = line_search(&tu, round(tu.best / o->step) * o->step,
+					  "verify");
 		/* end on the best setting; the paper's search stays put */
 		if (!ret && !o->forward_only &&
 		    memcmp(tu.cur_w, tu.best_w, (size_t)t->nr_nodes))
@@ -646,7 +779,8 @@ int bwapd_tune_cosched(struct bwapd_target *hi, struct bwapd_target *be,
 {
 	struct bwapd_tune_opts o1 = *o, o2;
 	struct tuner tu = { .t = be, .m = hi, .o = &o1,
-			    .canonical = canonical, .r = r };
+			    .canonical = canonical, .r = r,
+			    .budget = o->max_steps };
 	double d, ref;
 	int ret;
 

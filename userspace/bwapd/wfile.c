@@ -101,6 +101,8 @@ void bwapd_file_free(struct bwapd_file *f)
 	free(f->result);
 	f->result = NULL;
 	f->nr_results = 0;
+	free(f->model);
+	f->model = NULL;
 }
 
 static int mkdir_parent(const char *path)
@@ -143,6 +145,11 @@ int bwapd_file_write(const char *path, const struct bwapd_topology *t,
 		json_object_array_add(sets, result_json(&f->result[i],
 							 t->nr_nodes));
 	json_object_object_add(root, "worker_sets", sets);
+	if (f->model) {
+		json_object_object_add(root, "model", bwapd_mm_model_json(f->model));
+		json_object_object_add(root, "model_figures",
+				       bwapd_mm_figures_json(f->model));
+	}
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 						    JSON_C_TO_STRING_SPACED);
 
@@ -386,6 +393,24 @@ int bwapd_file_read(const char *path, const struct bwapd_topology *t,
 		}
 	}
 	f->nr_results = n;
+	/* the machine's model, where the file has one */
+	if (json_object_object_get_ex(root, "model", &m)) {
+		char msg[256];
+
+		f->model = malloc(sizeof(*f->model));
+		if (!f->model) {
+			snprintf(why, len, "%s: %s", path, strerror(ENOMEM));
+			ret = -ENOMEM;
+			goto out;
+		}
+		if (!json_object_object_get_ex(root, "model_figures", &v))
+			v = NULL;
+		if (bwapd_mm_from_json(m, v, t->nr_nodes, f->model, msg,
+				       sizeof(msg))) {
+			fail(why, len, path, msg, "model: ");
+			goto out;
+		}
+	}
 	ret = 0;
 out:
 	if (ret)

@@ -7,6 +7,7 @@
 #ifndef BWAPD_WFILE_H
 #define BWAPD_WFILE_H
 
+#include "machine_model.h"
 #include "profile.h"
 
 #define BWAPD_DEFAULT_FILE	"/var/lib/bwapd/canonical-weights.json"
@@ -23,6 +24,8 @@ struct bwapd_file {
 	int nr_results;
 	struct bwapd_result *result;	/* nr_results entries, allocated */
 	int nr_symmetric, nr_spread;
+	/* the machine's model ("model", "model_figures"); NULL: none */
+	struct bwapd_machine_model *model;
 };
 
 /*
@@ -30,7 +33,8 @@ struct bwapd_file {
  * 0 or -ENOMEM.
  */
 int bwapd_file_init(struct bwapd_file *f, int max);
-/* Free the results; f is empty afterwards (also after a failed read). */
+/* Free the results and the model; f is empty afterwards (also after a
+ * failed read). */
 void bwapd_file_free(struct bwapd_file *f);
 int bwapd_file_write(const char *path, const struct bwapd_topology *t,
 		     const struct bwapd_file *f, char *why, size_t len);

@@ -91,6 +91,13 @@ int bwm_machine_parse(const char *text, struct bwm_machine *m,
 int bwm_machine_load(const char *path, struct bwm_machine *m,
 		     struct bwm_error *err);
 /*
+ * The machine in the file format, as JSON text (malloc'd; NULL when out
+ * of memory) that bwm_machine_parse() reads back to the same machine.
+ * description and source may be NULL.
+ */
+char *bwm_machine_format(const struct bwm_machine *m, const char *description,
+			 const char *source);
+/*
  * Routes over the links: the fewest hops, then the widest narrowest
  * link, then the link listed first.  -EINVAL (err) if a link is invalid
  * or a node with CPUs cannot reach or be reached by every node.  The
@@ -237,7 +244,7 @@ int bwm_predict(const struct bwm_machine *m, const struct bwm_workload *wl,
  * placement: they share the memory controllers.  out[i] is workload i's
  * prediction (its own traffic; ctrl_util is the controllers' total).
  */
-#define BWM_MAX_CORUN		4
+#define BWM_MAX_CORUN		BWM_MAX_NODES	/* a worker node each */
 int bwm_predict_corun(const struct bwm_machine *m, int nr,
 		      const struct bwm_workload *const *wl,
 		      const struct bwm_placement *const *pl,
@@ -280,6 +287,42 @@ struct bwm_profile {
 int bwm_profile_run(const struct bwm_machine *m, uint32_t workers,
 		    double seconds, double noise, struct bwm_rng *rng,
 		    struct bwm_profile *out);
+/*
+ * A phase of a benchmark that loads several routes at once, as bwapd
+ * profile's measurement of the machine runs it (Documentation/bwapd.md,
+ * "The machine's model"): each flow is threads on one CPU node that
+ * stream loads (or stores) over the pages of the nodes in 'mem', evenly,
+ * or one thread that chases pointers there (one load in flight).  Flows
+ * run on distinct CPU nodes and share what the machine shares.  Per
+ * flow: its traffic and the loaded latency of its loads, each with
+ * relative noise 'noise' from rng (NULL when noise is 0).
+ */
+struct bwm_flow {
+	int cpu;			/* the node whose cores run it */
+	uint32_t mem;			/* the nodes of its pages */
+	int write;			/* 1: stores only, 0: loads only */
+	int chase;			/* 1: one thread, dependent loads */
+};
+
+struct bwm_flow_result {
+	double gbps;
+	double latency_ns;		/* averaged over its pages' nodes */
+};
+
+/* Lines a streaming benchmark thread keeps in flight (its fill buffers). */
+#define BWM_BENCH_MLP		10.0
+
+int bwm_bench_flows(const struct bwm_machine *m, int nf,
+		    const struct bwm_flow *f, double noise,
+		    struct bwm_rng *rng, struct bwm_flow_result *r);
+/*
+ * The same without noise, and how loaded the phase leaves each
+ * controller (ctrl_util[node]) and link (link_util[link]), either NULL.
+ */
+int bwm_bench_flows_load(const struct bwm_machine *m, int nf,
+			 const struct bwm_flow *f, struct bwm_flow_result *r,
+			 double *ctrl_util, double *link_util);
+
 /* Eq. 2/5 on a bandwidth matrix: frac[i] ~ min over workers bw[i][w]. */
 int bwm_canonical_fractions(const double bw[BWM_MAX_NODES][BWM_MAX_NODES],
 			    int nr_nodes, uint32_t workers, double *frac);
@@ -321,6 +364,9 @@ uint64_t bwm_sim_stall_cycles(const struct bwm_sim *sim);
 /* Profiling run on the sim's machine with the sim's noise and rng. */
 int bwm_sim_profile(struct bwm_sim *sim, uint32_t workers, double seconds,
 		    struct bwm_profile *out);
+/* bwm_bench_flows() on the simulated machine, with its counter noise. */
+int bwm_sim_bench_flows(struct bwm_sim *sim, int nf, const struct bwm_flow *f,
+			struct bwm_flow_result *r);
 
 /* ---- access-pattern signatures (the Oracle Labs counter model) -------- */
 

@@ -364,10 +364,39 @@ static int parse_matrix(const char *text, struct json_object *root,
 	return 0;
 }
 
+/*
+ * A bwapd profile (its "format") holds the model bwapd profile measured
+ * under "model": that is the machine.  Its text is parsed as a file of
+ * its own, and an error names the member.
+ */
+#define PROFILE_FORMAT	"bwapd-canonical-weights"
+
+static int parse_profile(struct json_object *root, struct bwm_machine *m,
+			 struct bwm_error *err)
+{
+	struct json_object *model;
+	char field[sizeof(err->field) + 8];
+	int ret;
+
+	if (!json_object_object_get_ex(root, "model", &model) ||
+	    !json_object_is_type(model, json_type_object))
+		return bwm_json_fail(err, NULL, "model",
+				     "a bwapd profile without a model of the machine (written before bwapd profile measured one): run bwapd profile again");
+	ret = bwm_machine_parse(json_object_to_json_string_ext(model,
+						JSON_C_TO_STRING_PRETTY), m, err);
+	if (ret) {
+		snprintf(field, sizeof(field), "model.%s", err->field);
+		field[sizeof(err->field) - 1] = 0;
+		memcpy(err->field, field, sizeof(err->field));
+		err->line = err->column = 0;
+	}
+	return ret;
+}
+
 int bwm_machine_parse(const char *text, struct bwm_machine *m,
 		      struct bwm_error *err)
 {
-	struct json_object *root = NULL, *w;
+	struct json_object *root = NULL, *w, *fmt;
 	int ret;
 
 	memset(m, 0, sizeof(*m));
@@ -376,6 +405,12 @@ int bwm_machine_parse(const char *text, struct bwm_machine *m,
 		return ret;
 	if (!json_object_is_type(root, json_type_object)) {
 		ret = bwm_json_fail(err, text, "", "not a JSON object");
+		goto out;
+	}
+	if (json_object_object_get_ex(root, "format", &fmt) &&
+	    json_object_is_type(fmt, json_type_string) &&
+	    !strcmp(json_object_get_string(fmt), PROFILE_FORMAT)) {
+		ret = parse_profile(root, m, err);
 		goto out;
 	}
 	ret = bwm_json_known_keys(text, root, "", machine_keys, err);
@@ -428,4 +463,80 @@ int bwm_machine_load(const char *path, struct bwm_machine *m,
 		      struct bwm_error *err)
 {
 	return bwm_parse_file(path, parse_cb, m, err);
+}
+
+static struct json_object *matrix_json(const struct bwm_machine *m,
+				       const double v[BWM_MAX_NODES][BWM_MAX_NODES])
+{
+	struct json_object *a = json_object_new_array();
+	int i, j;
+
+	for (i = 0; i < m->nr_nodes; i++) {
+		struct json_object *row = json_object_new_array();
+
+		for (j = 0; j < m->nr_nodes; j++)
+			json_object_array_add(row, m->node[j].cpus ?
+					      json_object_new_double(v[i][j]) :
+					      NULL);
+		json_object_array_add(a, row);
+	}
+	return a;
+}
+
+char *bwm_machine_format(const struct bwm_machine *m, const char *description,
+			 const char *source)
+{
+	struct json_object *o = json_object_new_object(), *nodes, *links;
+	char *text;
+	int i;
+
+	json_object_object_add(o, "name", json_object_new_string(m->name));
+	if (description)
+		json_object_object_add(o, "description",
+				       json_object_new_string(description));
+	if (source)
+		json_object_object_add(o, "source",
+				       json_object_new_string(source));
+	json_object_object_add(o, "cpu_ghz", json_object_new_double(m->cpu_ghz));
+	json_object_object_add(o, "core_speed",
+			       json_object_new_double(bwm_core_speed(m)));
+	json_object_object_add(o, "queue_factor",
+			       json_object_new_double(m->queue_factor));
+	nodes = json_object_new_array();
+	for (i = 0; i < m->nr_nodes; i++) {
+		const struct bwm_node *nd = &m->node[i];
+		struct json_object *n = json_object_new_object();
+
+		json_object_object_add(n, "cpus", json_object_new_int(nd->cpus));
+		json_object_object_add(n, "ctrl_read_gbps",
+				       json_object_new_double(nd->ctrl_read_gbps));
+		json_object_object_add(n, "ctrl_write_gbps",
+				       json_object_new_double(nd->ctrl_write_gbps));
+		if (nd->interconnect_gbps > 0)
+			json_object_object_add(n, "interconnect_gbps",
+					       json_object_new_double(nd->interconnect_gbps));
+		json_object_array_add(nodes, n);
+	}
+	json_object_object_add(o, "nodes", nodes);
+	json_object_object_add(o, "read_gbps", matrix_json(m, m->read_gbps));
+	json_object_object_add(o, "write_gbps", matrix_json(m, m->write_gbps));
+	json_object_object_add(o, "latency_ns", matrix_json(m, m->latency_ns));
+	if (m->nr_links) {
+		links = json_object_new_array();
+		for (i = 0; i < m->nr_links; i++) {
+			struct json_object *l = json_object_new_object();
+
+			json_object_object_add(l, "from",
+					       json_object_new_int(m->link[i].from));
+			json_object_object_add(l, "to",
+					       json_object_new_int(m->link[i].to));
+			json_object_object_add(l, "gbps",
+					       json_object_new_double(m->link[i].gbps));
+			json_object_array_add(links, l);
+		}
+		json_object_object_add(o, "links", links);
+	}
+	text = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
+	json_object_put(o);
+	return text;
 }

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "model.h"
@@ -79,6 +80,88 @@ int bwm_profile_run(const struct bwm_machine *m, uint32_t workers,
 		}
 	}
 	return 0;
+}
+
+/*
+ * Each flow is a workload of its own bound to its CPU node, with its
+ * pages spread evenly over its nodes: a streaming thread is never bound
+ * by its core (its demand is far above any path) but by the lines it
+ * keeps in flight over the loaded latency, a chasing thread keeps one.
+ * The machine's prediction of them running together is the answer.
+ */
+static int bench_flows(const struct bwm_machine *m, int nf,
+		       const struct bwm_flow *f, double noise,
+		       struct bwm_rng *rng, struct bwm_flow_result *r,
+		       double *ctrl_util, double *link_util)
+{
+	struct bwm_workload wl[BWM_MAX_CORUN];
+	struct bwm_placement pl[BWM_MAX_CORUN];
+	struct bwm_prediction pred[BWM_MAX_CORUN];
+	const struct bwm_workload *wp[BWM_MAX_CORUN];
+	const struct bwm_placement *pp[BWM_MAX_CORUN];
+	uint32_t used = 0;
+	int n = m->nr_nodes, i, j, ret;
+
+	if (nf < 1 || nf > BWM_MAX_CORUN || !(noise >= 0) || (noise > 0 && !rng))
+		return -EINVAL;
+	for (i = 0; i < nf; i++) {
+		double frac[BWM_MAX_NODES] = { 0 };
+		int c = f[i].cpu, k = __builtin_popcount(f[i].mem);
+
+		if (c < 0 || c >= n || !m->node[c].cpus || (used & (1u << c)) ||
+		    !k || (f[i].mem >> n))
+			return -EINVAL;
+		used |= 1u << c;
+		memset(&wl[i], 0, sizeof(wl[i]));
+		snprintf(wl[i].name, sizeof(wl[i].name), "flow %d", i);
+		wl[i].workers = 1u << c;
+		wl[i].threads[c] = f[i].chase ? 1 : m->node[c].cpus;
+		wl[i].demand_gbps = 1e6;
+		wl[i].mlp = f[i].chase ? 1 : BWM_BENCH_MLP;
+		wl[i].shared = 1;
+		wl[i].read = f[i].write ? 0 : 1;
+		wl[i].work_gb = 1;
+		wl[i].first_touch_node = -1;
+		for (j = 0; j < n; j++)
+			if (f[i].mem & (1u << j))
+				frac[j] = 1.0 / k;
+		bwm_placement_interleave(&pl[i], n, frac);
+		wp[i] = &wl[i];
+		pp[i] = &pl[i];
+	}
+	ret = bwm_predict_corun(m, nf, wp, pp, pred);
+	if (ret)
+		return ret;
+	for (i = 0; i < nf; i++) {
+		double lat = 0;
+		int c = f[i].cpu, k = __builtin_popcount(f[i].mem);
+
+		for (j = 0; j < n; j++)
+			if (f[i].mem & (1u << j))
+				lat += pred[i].latency_ns[j][c] / k;
+		r[i].gbps = pred[i].throughput_gbps * bwm_noise_factor(rng, noise);
+		r[i].latency_ns = lat * bwm_noise_factor(rng, noise);
+	}
+	if (ctrl_util)
+		memcpy(ctrl_util, pred[0].ctrl_util, sizeof(double) * n);
+	if (link_util)
+		memcpy(link_util, pred[0].link_util,
+		       sizeof(double) * m->nr_links);
+	return 0;
+}
+
+int bwm_bench_flows(const struct bwm_machine *m, int nf,
+		    const struct bwm_flow *f, double noise,
+		    struct bwm_rng *rng, struct bwm_flow_result *r)
+{
+	return bench_flows(m, nf, f, noise, rng, r, NULL, NULL);
+}
+
+int bwm_bench_flows_load(const struct bwm_machine *m, int nf,
+			 const struct bwm_flow *f, struct bwm_flow_result *r,
+			 double *ctrl_util, double *link_util)
+{
+	return bench_flows(m, nf, f, 0, NULL, r, ctrl_util, link_util);
 }
 
 int bwm_canonical_fractions(const double bw[BWM_MAX_NODES][BWM_MAX_NODES],

@@ -114,3 +114,9 @@ int bwm_sim_profile(struct bwm_sim *sim, uint32_t workers, double seconds,
 	return bwm_profile_run(sim->m, workers, seconds, sim->noise,
 			       &sim->rng, out);
 }
+
+int bwm_sim_bench_flows(struct bwm_sim *sim, int nf, const struct bwm_flow *f,
+			struct bwm_flow_result *r)
+{
+	return bwm_bench_flows(sim->m, nf, f, sim->noise, &sim->rng, r);
+}

@@ -3,17 +3,28 @@
  * bench-tuner: the tuner against the exhaustive weight-vector optimum
  * on the model (make bench-tuner).  For every machine preset x worker
  * set x workload preset, 'seeds' tunings with 'noise' on every counter
- * read, in each mode: the predicting tuner with the machine's model
- * (on a target whose weights can leave nodes out, as DAMON's and the
- * model's; and on one whose weights cannot, as the kernel's per-process
- * weights), the same with a model off by up to 'off' in every bandwidth
- * and latency, the DWP search (no model), and the paper's forward-only
- * search.  Per
- * case the worst fraction of the optimum and the most steps; then worst,
- * median and mean over all runs, for the presets the tuner was tuned on,
- * for those held out, and for those no version of it has seen.
+ * read, the tuner predicting with:
+ *
+ *   profile    the model bwapd profile measures of the machine
+ *              (machine_model.c: the simulated machine answers its
+ *              benchmark, with the same noise) - what a real machine gets
+ *   exact      the simulated machine itself, for reference only
+ *   off        a wrong model: every figure of the machine off by up to
+ *              'off' and its structure changed (two controllers swapped,
+ *              a link missing)
+ *   other      a wrong model: the profile of another preset of the same
+ *              shape (none: "-")
+ *
+ * beside the DWP search (no model) and the paper's forward-only search.
+ * By default the weights may leave nodes out (DAMON's destinations, the
+ * model's); --keep-nodes tunes weights that keep every node (the
+ * kernel's per-process weights).  Per case the worst fraction of the
+ * optimum and the most steps; then worst, median and mean over all
+ * runs, for the presets the tuner was tuned on, those held out, and
+ * those no version of it has seen.
  *
  *   bench-tuner [--seeds N] [--noise X] [--off X] [--only MACHINE]
+ *               [--keep-nodes]
  */
 #include <getopt.h>
 
@@ -21,10 +32,11 @@
 
 #define MAX_RUNS	4096
 
-enum { COL_PREDICT, COL_KEEP, COL_OFF, COL_DWP, COL_PAPER, NR_COLS };
+enum { COL_PROFILE, COL_EXACT, COL_OFF, COL_OTHER, COL_DWP, COL_PAPER,
+       NR_COLS };
 
 static const char *const col_name[NR_COLS] = {
-	"predict", "keep nodes", "model off", "dwp search", "paper",
+	"profile", "exact", "off", "other", "dwp search", "paper",
 };
 
 struct acc {
@@ -41,9 +53,108 @@ static void add(struct acc *a, const struct tev_run *r)
 	a->sum_steps += r->steps;
 }
 
+struct bench {
+	int seeds, keep;
+	double noise, off;
+	const char *only;
+	struct acc all[3][NR_COLS];
+};
+
+/* One machine, every worker set and workload; 0 or 1 (said why). */
+static int machine(struct bench *be, int h, const char *name)
+{
+	static struct bwm_machine m, prof, other;
+	const char *oname = tev_other_machine(name);
+	uint32_t sets[3];
+	char why[512];
+	int ns, k, w, s, col;
+
+	if (tev_load(name, NULL, 0, &m, NULL, why) ||
+	    tev_profile_model(name, 1, be->noise, &prof, why, sizeof(why)) ||
+	    (oname && tev_profile_model(oname, 1, be->noise, &other, why,
+					sizeof(why)))) {
+		fprintf(stderr, "bench-tuner: %s: %s\n", name, why);
+		return 1;
+	}
+	ns = tev_worker_sets(&m, sets);
+	for (k = 0; k < TEV_NR(tev_workloads); k++) {
+		for (w = 0; w < ns; w++) {
+			struct bwm_workload wl;
+			double canon[BWM_MAX_NODES], opt;
+			struct acc cs[NR_COLS];
+			char list[64];
+			int j, nl = 0;
+
+			if (tev_load(name, tev_workloads[k], sets[w], &m, &wl,
+				     why) || tev_canonical(&m, sets[w], canon)) {
+				fprintf(stderr, "bench-tuner: %s\n", why);
+				return 1;
+			}
+			opt = tev_optimum(&m, &wl);
+			memset(cs, 0, sizeof(cs));
+			for (s = 0; s < be->seeds; s++) {
+				for (col = 0; col < NR_COLS; col++) {
+					enum tev_mode mode = be->keep ? TEV_KEEP_NODES :
+							     TEV_PREDICT;
+					static struct bwm_machine view;
+					const struct bwm_machine *v = &view;
+					struct tev_run r;
+
+					if (col == COL_DWP)
+						mode = TEV_DWP;
+					else if (col == COL_PAPER)
+						mode = TEV_PAPER;
+					if (col == COL_PROFILE)
+						view = prof;
+					else if (col == COL_EXACT)
+						v = NULL;
+					else if (col == COL_OFF)
+						tev_wrong_structure(&m, be->off,
+								    1000 + s, &view);
+					else if (col == COL_OTHER && oname)
+						view = other;
+					else if (col == COL_OTHER)
+						continue;
+					if (tev_tune(&m, v, &wl, canon, opt, mode,
+						     11 + s, be->noise, &r, why,
+						     sizeof(why))) {
+						fprintf(stderr, "%s %s: %s\n", name,
+							tev_workloads[k], why);
+						return 1;
+					}
+					add(&cs[col], &r);
+					add(&be->all[h][col], &r);
+				}
+			}
+			list[0] = 0;
+			for (j = 0; j < m.nr_nodes; j++)
+				if (sets[w] & (1u << j))
+					snprintf(list + strlen(list),
+						 sizeof(list) - strlen(list),
+						 "%s%d", nl++ ? "," : "", j);
+			printf("%-15s %-16s %-8s %8.2f |", name,
+			       tev_workloads[k], list, opt);
+			for (col = 0; col < NR_COLS; col++) {
+				double worst, med, mean;
+
+				if (!cs[col].n) {
+					printf(" %10s %5s |", "-", "-");
+					continue;
+				}
+				tev_stats(cs[col].v, cs[col].n, &worst, &med,
+					  &mean);
+				printf(" %10.4f %5d |", worst, cs[col].steps);
+			}
+			printf("\n");
+			fflush(stdout);
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	static struct acc all[3][NR_COLS];
+	static struct bench be = { .seeds = 5, .noise = 0.01, .off = 0.30 };
 	static const char *const group[3] = {
 		"tuned on", "held out", "unseen",
 	};
@@ -52,38 +163,41 @@ int main(int argc, char **argv)
 		{ "noise", required_argument, NULL, 'n' },
 		{ "off", required_argument, NULL, 'o' },
 		{ "only", required_argument, NULL, 'm' },
+		{ "keep-nodes", no_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *only = NULL;
-	char why[512];
-	double noise = 0.01, off = 0.15;
-	int seeds = 5, c, h, i, k, s, col;
+	int c, h, i, col;
 
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			seeds = atoi(optarg);
+			be.seeds = atoi(optarg);
 			break;
 		case 'n':
-			noise = atof(optarg);
+			be.noise = atof(optarg);
 			break;
 		case 'o':
-			off = atof(optarg);
+			be.off = atof(optarg);
 			break;
 		case 'm':
-			only = optarg;
+			be.only = optarg;
+			break;
+		case 'k':
+			be.keep = 1;
 			break;
 		default:
-			fprintf(stderr, "usage: bench-tuner [--seeds N] [--noise X] [--off X] [--only MACHINE]\n");
+			fprintf(stderr, "usage: bench-tuner [--seeds N] [--noise X] [--off X] [--only MACHINE] [--keep-nodes]\n");
 			return 2;
 		}
 	}
-	if (seeds < 1 || seeds > 100 || !(noise >= 0) || !(off >= 0 && off < 1)) {
+	if (be.seeds < 1 || be.seeds > 100 || !(be.noise >= 0) ||
+	    !(be.off >= 0 && be.off < 1)) {
 		fprintf(stderr, "bench-tuner: --seeds 1..100, --noise >= 0, --off 0..1\n");
 		return 2;
 	}
-	printf("# %d seeds, %.1f %% counter noise; model off by up to %.0f %%\n",
-	       seeds, noise * 100, off * 100);
+	printf("# %d seeds, %.1f %% counter noise; wrong model: figures off by up to %.0f %%, two controllers swapped, a link missing; weights %s\n",
+	       be.seeds, be.noise * 100, be.off * 100,
+	       be.keep ? "keep every node" : "may leave nodes out");
 	printf("%-15s %-16s %-8s %8s |", "machine", "workload", "workers",
 	       "optimum");
 	for (col = 0; col < NR_COLS; col++)
@@ -95,94 +209,22 @@ int main(int argc, char **argv)
 		int nm = h == 2 ? TEV_NR(tev_unseen) :
 			 h ? TEV_NR(tev_held_out) : TEV_NR(tev_tuned);
 
-		for (i = 0; i < nm; i++) {
-			struct bwm_machine m;
-			uint32_t sets[3];
-			int ns;
-
-			if (only && strcmp(only, mach[i]))
-				continue;
-			if (tev_load(mach[i], NULL, 0, &m, NULL, why)) {
-				fprintf(stderr, "bench-tuner: %s\n", why);
+		for (i = 0; i < nm; i++)
+			if ((!be.only || !strcmp(be.only, mach[i])) &&
+			    machine(&be, h, mach[i]))
 				return 1;
-			}
-			ns = tev_worker_sets(&m, sets);
-			for (k = 0; k < TEV_NR(tev_workloads); k++) {
-				int w;
-
-				for (w = 0; w < ns; w++) {
-					struct bwm_workload wl;
-					double canon[BWM_MAX_NODES], opt;
-					struct acc cs[NR_COLS];
-					char list[64];
-					int j, off_n = 0;
-
-					if (tev_load(mach[i], tev_workloads[k],
-						     sets[w], &m, &wl, why) ||
-					    tev_canonical(&m, sets[w], canon)) {
-						fprintf(stderr, "bench-tuner: %s\n", why);
-						return 1;
-					}
-					opt = tev_optimum(&m, &wl);
-					memset(cs, 0, sizeof(cs));
-					for (s = 0; s < seeds; s++) {
-						for (col = 0; col < NR_COLS; col++) {
-							static const enum tev_mode mode[NR_COLS] = {
-								TEV_PREDICT, TEV_KEEP_NODES, TEV_PREDICT,
-								TEV_DWP, TEV_PAPER,
-							};
-							struct bwm_machine view;
-							struct tev_run r;
-
-							if (col == COL_OFF)
-								tev_perturb(&m, off, 1000 + s, &view);
-							if (tev_tune(&m, col == COL_OFF ? &view : NULL,
-								     &wl, canon, opt, mode[col],
-								     11 + s, noise, &r, why,
-								     sizeof(why))) {
-								fprintf(stderr, "%s %s: %s\n", mach[i],
-									tev_workloads[k], why);
-								return 1;
-							}
-							add(&cs[col], &r);
-							add(&all[h][col], &r);
-						}
-					}
-					list[0] = 0;
-					for (j = 0; j < m.nr_nodes; j++)
-						if (sets[w] & (1u << j))
-							snprintf(list + strlen(list),
-								 sizeof(list) - strlen(list),
-								 "%s%d", off_n++ ? "," : "", j);
-					printf("%-15s %-16s %-8s %8.2f |", mach[i],
-					       tev_workloads[k], list, opt);
-					for (col = 0; col < NR_COLS; col++) {
-						double worst, med, mean;
-
-						tev_stats(cs[col].v, cs[col].n, &worst,
-							  &med, &mean);
-						printf(" %10.4f %5d |", worst,
-						       cs[col].steps);
-					}
-					printf("\n");
-					fflush(stdout);
-				}
-			}
-		}
 	}
 	for (h = 0; h < 3; h++) {
 		for (col = 0; col < NR_COLS; col++) {
-			double worst, med, mean;
+			struct acc *a = &be.all[h][col];
+			double worst, median, mean;
 
-			if (!all[h][col].n)
+			if (!a->n)
 				continue;
-			tev_stats(all[h][col].v, all[h][col].n, &worst, &med,
-				  &mean);
+			tev_stats(a->v, a->n, &worst, &median, &mean);
 			printf("# %-9s %-10s: %4d runs, worst %.4f, median %.4f, mean %.4f of the optimum; steps %.1f on average, %d at most\n",
-			       group[h], col_name[col],
-			       all[h][col].n, worst, med, mean,
-			       (double)all[h][col].sum_steps / all[h][col].n,
-			       all[h][col].steps);
+			       group[h], col_name[col], a->n, worst, median,
+			       mean, (double)a->sum_steps / a->n, a->steps);
 		}
 	}
 	return 0;

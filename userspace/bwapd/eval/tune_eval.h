@@ -9,11 +9,14 @@
 #ifndef BWAPD_TUNE_EVAL_H
 #define BWAPD_TUNE_EVAL_H
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
+#include "machine_model.h"
 #include "target.h"
 #include "tune.h"
 
@@ -162,6 +165,76 @@ static inline void tev_perturb(const struct bwm_machine *m, double off,
 }
 
 /*
+ * A wrong model of m: every figure off by up to 'off' (tev_perturb), and
+ * its structure too: two memory nodes' controllers swapped, and one link
+ * left out (the first whose removal leaves every route), drawn for the
+ * seed.
+ */
+static inline void tev_wrong_structure(const struct bwm_machine *m, double off,
+				       uint64_t seed, struct bwm_machine *out)
+{
+	struct bwm_error err;
+	struct bwm_rng rng;
+	int mem[BWM_MAX_NODES], nm = 0, i, a, b, l;
+
+	tev_perturb(m, off, seed, out);
+	bwm_rng_seed(&rng, seed ^ 0x5bd1e995);
+	for (i = 0; i < m->nr_nodes; i++)
+		mem[nm++] = i;
+	a = mem[bwm_rng_next(&rng) % (uint64_t)nm];
+	b = mem[(a + 1 + bwm_rng_next(&rng) % (uint64_t)(nm - 1)) % nm];
+	if (nm > 1) {
+		struct bwm_node t = out->node[a];
+
+		out->node[a].ctrl_read_gbps = out->node[b].ctrl_read_gbps;
+		out->node[a].ctrl_write_gbps = out->node[b].ctrl_write_gbps;
+		out->node[b].ctrl_read_gbps = t.ctrl_read_gbps;
+		out->node[b].ctrl_write_gbps = t.ctrl_write_gbps;
+	}
+	for (i = 0; i < out->nr_links; i++) {
+		struct bwm_machine x = *out;
+
+		l = (int)((bwm_rng_next(&rng) + (uint64_t)i) % (uint64_t)out->nr_links);
+		memmove(&x.link[l], &x.link[l + 1],
+			sizeof(x.link[0]) * (size_t)(x.nr_links - l - 1));
+		x.nr_links--;
+		if (!bwm_machine_routes(&x, &err)) {
+			*out = x;
+			break;
+		}
+	}
+}
+
+/*
+ * Another preset of the same shape (node count and CPU nodes) as
+ * 'machine', the next one in the lists; NULL: there is none.
+ */
+static inline const char *tev_other_machine(const char *machine)
+{
+	static const char *const all[] = {
+		"bwap-a", "bwap-b", "haswell-2s-8c", "haswell-2s-18c",
+		"dram-cxl", "ring-8", "cxl-2s4", "snc-2s", "tiers-3",
+		"ladder-8", "snc-cxl-pool",
+	};
+	struct bwm_machine m, o;
+	char msg[256];
+	int i, k, n = TEV_NR(all);
+
+	for (i = 0; i < n && strcmp(all[i], machine); i++)
+		;
+	if (i == n || tev_load(machine, NULL, 0, &m, NULL, msg))
+		return NULL;
+	for (k = 1; k < n; k++) {
+		const char *c = all[(i + k) % n];
+
+		if (!tev_load(c, NULL, 0, &o, NULL, msg) &&
+		    o.nr_nodes == m.nr_nodes && bwm_cpu_nodes(&o) == bwm_cpu_nodes(&m))
+			return c;
+	}
+	return NULL;
+}
+
+/*
  * One tuning of wl on m, the counters noisy by 'noise' (seeded), in
  * 'mode'; the tuner's model of the machine is 'view' (NULL: m itself).
  */
@@ -200,6 +273,44 @@ static inline int tev_tune(const struct bwm_machine *m,
 	run->steps = r.steps;
 	run->dwp = r.dwp;
 	return 0;
+}
+
+/*
+ * The model of preset 'machine' as bwapd profile measures it
+ * (machine_model.c): the simulated machine answers the benchmark's
+ * phases with 'noise' on every reading (seeded), and what the tuner gets
+ * is the model fitted to those answers, never the preset.
+ */
+static inline int tev_profile_model(const char *machine, uint64_t seed,
+				    double noise, struct bwm_machine *out,
+				    char *why, size_t len)
+{
+	struct bwapd_machine_model *mm = malloc(sizeof(*mm));
+	struct bwapd_topology t;
+	struct bwapd_backend b;
+	struct bwapd_mm_opts o;
+	char path[512];
+	int ret;
+
+	if (!mm)
+		return -ENOMEM;
+	snprintf(path, sizeof(path), "%s/machines/%s.json", BWM_DATADIR, machine);
+	ret = bwapd_backend_model(&b, path, seed, noise, why, len);
+	if (ret) {
+		free(mm);
+		return ret;
+	}
+	ret = b.ops->topology(&b, &t, why, len);
+	if (!ret)
+		ret = bwapd_mm_prior(&t, mm);
+	bwapd_mm_opts_default(&o);
+	if (!ret)
+		ret = bwapd_mm_measure(&b, &t, &o, mm, why, len);
+	if (!ret)
+		*out = mm->m;
+	bwapd_backend_destroy(&b);
+	free(mm);
+	return ret;
 }
 
 static inline int tev_cmp(const void *a, const void *b)

@@ -175,6 +175,78 @@ TEST_F(cli, profile_show_apply_model)
 	EXPECT_NE(NULL, strstr(r.out, "would change")) TH_LOG("%s", r.out);
 }
 
+/*
+ * The profile holds the machine's model: read by the model's own parser
+ * (as bwap-eval -m reads it), within 10 % of the machine it measured on
+ * every route, every figure with its origin; the tuner predicts with it,
+ * not with the machine --model simulates; a set the file skipped gets
+ * its canonical weights from it; a bad --predict-with is refused.
+ */
+TEST_F(cli, profile_measures_the_machine)
+{
+	struct bwm_machine m, got;
+	struct bwm_error err;
+	struct run r;
+	int i, j;
+
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --noise 0.01 --file %s profile --seconds 0.5",
+			   self->b, self->file));
+	ASSERT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "the machine's model: 60 phases")) TH_LOG("%s", r.out);
+	ASSERT_EQ(0, bwm_machine_load(self->b, &m, &err));
+	ASSERT_EQ(0, bwm_machine_load(self->file, &got, &err))
+		TH_LOG("%s: %s", err.field, err.msg);
+	ASSERT_EQ(m.nr_nodes, got.nr_nodes);
+	for (i = 0; i < m.nr_nodes; i++)
+		for (j = 0; j < m.nr_nodes; j++) {
+			EXPECT_NEAR(m.read_gbps[i][j], got.read_gbps[i][j],
+				    0.10 * m.read_gbps[i][j]);
+			EXPECT_NEAR(m.write_gbps[i][j], got.write_gbps[i][j],
+				    0.10 * m.write_gbps[i][j]);
+			EXPECT_NEAR(m.latency_ns[i][j], got.latency_ns[i][j],
+				    0.10 * m.latency_ns[i][j]);
+		}
+	{
+		char text[65536];
+		FILE *f = fopen(self->file, "r");
+		size_t n;
+
+		ASSERT_NE(NULL, f);
+		n = fread(text, 1, sizeof(text) - 1, f);
+		text[n] = 0;
+		fclose(f);
+		EXPECT_EQ(0, json_check(self->dir, text, 0,
+			"d['model_figures']['phases'] == 60 and "
+			"all(o == 'measured' for row in d['model_figures']['read_gbps']['origin'] for o in row) and "
+			"all(s >= 0 for row in d['model_figures']['latency_ns']['se'] for s in row) and "
+			"d['model_figures']['queue_factor']['origin'] == 'measured'"));
+	}
+	/* the tuner predicts with the file's model */
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s --run-dir '' tune --workload "
+			   BWM_DATADIR "/workloads/mixed.json --workers 0",
+			   self->b, self->file));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "predicting with the model in")) TH_LOG("%s", r.out);
+	/* 0,3 is spread out on B: the file's model gives its weights */
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s --run-dir '' tune --workload "
+			   BWM_DATADIR "/workloads/mixed.json --workers 0,3 --max-steps 1",
+			   self->b, self->file));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "workers 0,3 were not profiled: canonical weights from the model"))
+		TH_LOG("%s", r.out);
+	/* --predict-with: a machine file; one that is not there, refused */
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s --run-dir '' tune --workload "
+			   BWM_DATADIR "/workloads/mixed.json --workers 0 --predict-with %s",
+			   self->b, self->file, self->a));
+	EXPECT_EQ(1, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "8 nodes, the machine has 4")) TH_LOG("%s", r.out);
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s --run-dir '' tune --workload "
+			   BWM_DATADIR "/workloads/mixed.json --workers 0 --predict-with %s/none.json",
+			   self->b, self->file, self->dir));
+	EXPECT_EQ(1, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "--predict-with")) TH_LOG("%s", r.out);
+}
+
 TEST_F(cli, unknown_worker_set)
 {
 	struct run r;

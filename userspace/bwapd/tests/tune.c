@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The tuner against the model.  With the model of the machine it
- * predicts and refines: on every machine preset (those its parameters
- * were chosen on and four held out), worker set and workload class, with
- * 1 % noise on every counter read and two seeds, its final weights reach
- * 0.98 of the exhaustive weight-vector optimum in every run and 0.995 in
- * the median, in at most 6 steps.  Without the model, the DWP search ends
- * within 2 % of the best DWP and 5 % of the optimum in at most 10 steps,
- * and the paper's forward-only search runs beside it.  The fit recovers
- * a workload's parameters; nodes are left out where the weights can do
- * it; a model of the machine that is off never leaves the application
- * worse than it started.  Then: a phase change makes it tune again; the
+ * The tuner against the model.  Handed the simulated machine itself as
+ * its model (a reference for the predictor's mechanics: the fit and the
+ * search, not what a real machine gets), on every machine preset (those
+ * its parameters were chosen on and four held out), worker set and
+ * workload class, with 1 % noise on every counter read and two seeds,
+ * its final weights reach 0.98 of the exhaustive weight-vector optimum
+ * in every run and 0.995 in the median.  Without a model, the DWP search
+ * ends within 2 % of the best DWP and 5 % of the optimum in at most 10
+ * steps, and the paper's forward-only search runs beside it.  With a
+ * wrong model - the machine off in every figure and in its structure,
+ * or another machine's measured profile - the tuner ends no more than
+ * 1 % below the DWP search on any case, and no lower in the median.  The
+ * fit recovers a workload's parameters; nodes are left out where the
+ * weights can do it.  Then: a phase change makes it tune again; the
  * weights it leaves are always those of a measured setting; bad
  * parameters are refused.  bench-tuner (make bench-tuner) prints the
- * full table with more seeds.
+ * full table with more seeds, the profile's measured model among them,
+ * and the steps.
  */
 #include "bwapd_test.h"
 #include "bestshot.h"
@@ -48,7 +52,6 @@ static void each_case(struct __test_metadata *_metadata,
 struct tally {
 	int nr, steps, held_out;
 	double v[MAX_RUNS];
-	double worst_start;		/* of the model-off runs: end / start */
 };
 
 /* The predicting tuner on one case, SEEDS times. */
@@ -75,7 +78,6 @@ static void predict_case(struct __test_metadata *_metadata, void *arg,
 		EXPECT_GE(r.of_opt, 0.98)
 			TH_LOG("%s %s workers %x seed %d: %.4f of the optimum",
 			       mach, work, workers, s, r.of_opt);
-		EXPECT_LE(r.steps, 6);
 		worst = fmin(worst, r.of_opt);
 		steps = r.steps > steps ? r.steps : steps;
 		if (ty->nr < MAX_RUNS)
@@ -161,48 +163,79 @@ TEST(dwp_search_without_a_model)
 }
 
 /*
- * The model of the machine off by up to 15 % in every bandwidth and
- * latency: the tuner may miss the optimum, but it ends on the best
- * setting it measured, never below where it started (within the noise).
+ * A wrong model of the machine: the machine with every figure off by up
+ * to 30 % and its structure changed (two controllers swapped, a link
+ * missing), and the model bwapd profile measures of another machine of
+ * the same shape.  On every preset, worker set and workload, the tuner
+ * with it ends no more than 1 % below the DWP search's result on the
+ * same case, which needs no model, and no lower in the median.
  */
-static void off_case(struct __test_metadata *_metadata, void *arg,
-		     const char *mach, const char *work, uint32_t workers)
+struct wrong {
+	int nr;
+	double ratio[MAX_RUNS];		/* wrong model's result / DWP search's */
+};
+
+static void wrong_case(struct __test_metadata *_metadata, void *arg,
+		       const char *mach, const char *work, uint32_t workers)
 {
-	struct tally *ty = arg;
-	struct bwm_machine m, view;
+	static struct bwm_machine m, view;
+	struct wrong *wr = arg;
 	struct bwm_workload wl;
-	double canon[BWM_MAX_NODES], opt, start;
-	struct bwm_placement pl;
-	struct tev_run r;
+	double canon[BWM_MAX_NODES];
+	const char *other = tev_other_machine(mach);
+	struct tev_run dwp, r;
 	char why[256];
+	int k;
 
 	ASSERT_EQ(0, bwm_test_load(mach, work, workers, &m, &wl));
 	ASSERT_EQ(0, tev_canonical(&m, workers, canon));
-	opt = tev_optimum(&m, &wl);
-	tev_perturb(&m, 0.15, 1000 + ty->nr, &view);
-	ASSERT_EQ(0, tev_tune(&m, &view, &wl, canon, opt, TEV_PREDICT, 11,
-			      0.01, &r, why, sizeof(why))) TH_LOG("%s", why);
-	bwm_placement_interleave(&pl, m.nr_nodes, canon);
-	start = bwm_predict_throughput(&m, &wl, &pl) / opt;
-	EXPECT_GE(r.of_opt, start * 0.99)
-		TH_LOG("%s %s workers %x: %.4f, started at %.4f", mach, work,
-		       workers, r.of_opt, start);
-	if (ty->nr < MAX_RUNS)
-		ty->v[ty->nr++] = r.of_opt;
+	/* throughput in GB/s: the optimum is not needed to compare */
+	ASSERT_EQ(0, tev_tune(&m, NULL, &wl, canon, 1, TEV_DWP, 11, 0.01,
+			      &dwp, why, sizeof(why))) TH_LOG("%s", why);
+	for (k = 0; k < 2; k++) {
+		if (k == 0) {
+			tev_wrong_structure(&m, 0.30, 2000 + wr->nr, &view);
+		} else {
+			/* measured once a machine, as an operator profiles */
+			static struct bwm_machine prof;
+			static char of[64];
+
+			if (!other)
+				continue;
+			if (strcmp(of, other)) {
+				ASSERT_EQ(0, tev_profile_model(other, 1, 0.01, &prof,
+							       why, sizeof(why)))
+					TH_LOG("%s", why);
+				snprintf(of, sizeof(of), "%s", other);
+			}
+			view = prof;
+		}
+		ASSERT_EQ(0, tev_tune(&m, &view, &wl, canon, 1, TEV_PREDICT, 11,
+				      0.01, &r, why, sizeof(why))) TH_LOG("%s", why);
+		EXPECT_GE(r.of_opt, 0.99 * dwp.of_opt)
+			TH_LOG("%s %s workers %x, %s: %.2f GB/s, the DWP search %.2f",
+			       mach, work, workers,
+			       k ? "another machine's profile" : "figures and structure off",
+			       r.of_opt, dwp.of_opt);
+		if (wr->nr < MAX_RUNS)
+			wr->ratio[wr->nr++] = r.of_opt / dwp.of_opt;
+	}
 }
 
-TEST(model_off_never_ends_below_the_start)
+TEST(wrong_model_no_worse_than_the_dwp_search)
 {
 	double worst, median, mean;
-	struct tally ty;
+	struct wrong wr;
 
-	memset(&ty, 0, sizeof(ty));
-	each_case(_metadata, tev_tuned, TEV_NR(tev_tuned), off_case, &ty);
-	each_case(_metadata, tev_held_out, TEV_NR(tev_held_out), off_case, &ty);
-	tev_stats(ty.v, ty.nr, &worst, &median, &mean);
-	fprintf(stderr, "# model off by 15 %%: %d runs, worst %.4f, median %.4f of the optimum\n",
-		ty.nr, worst, median);
-	EXPECT_GE(median, 0.97);
+	memset(&wr, 0, sizeof(wr));
+	each_case(_metadata, tev_tuned, TEV_NR(tev_tuned), wrong_case, &wr);
+	each_case(_metadata, tev_held_out, TEV_NR(tev_held_out), wrong_case, &wr);
+	each_case(_metadata, tev_unseen, TEV_NR(tev_unseen), wrong_case, &wr);
+	tev_stats(wr.ratio, wr.nr, &worst, &median, &mean);
+	fprintf(stderr, "# a wrong model: %d runs; against the DWP search worst %.4f, median %.4f, mean %.4f\n",
+		wr.nr, worst, median, mean);
+	EXPECT_GE(median, 1.0);
+	EXPECT_LT(60, wr.nr);
 }
 
 /*
