@@ -15,17 +15,17 @@
  * already measured, or after max_steps.
  *
  * The model is what bwapd profile measured of the machine, or what the
- * firmware says of it: it can be wrong.  Every prediction is checked by
+ * firmware says of it: it can be wrong.  Before any step it must agree
+ * with what was measured of this machine already, the workers' canonical
+ * weights (model_agrees); a model that does not is not of this machine,
+ * and the DWP search tunes without it.  Every prediction is checked by
  * the measurement that follows it.  One from a fit of two points or more
  * that misses by over 3 % hands the tuning to the DWP search, run as it
  * would have run without the model, with max_steps of its own; the best
  * setting either found stays.  Where the model's checks held, the DWP
  * line is climbed from the DWP of its best setting all the same (a model
  * borne out near the start can still be wrong further away), and the
- * better of the two stays.  Before
- * any of it the model must agree with what was measured of this machine
- * already, the workers' canonical weights (model_agrees); a model that
- * does not is not of this machine, and the DWP search tunes without it.
+ * better of the two stays.
  *
  * Without the model it is the paper's DWP tuner (BWAP section III-B).
  * DWP d moves the canonical page shares towards the worker nodes: the
@@ -352,9 +352,7 @@ static int step(struct tuner *tu, double d, const char *what, int measure)
 {
 	struct bwapd_target *t = tu->t;
 	uint8_t w[BWAPD_MAX_NODES] = { 0 };
-	int ret;
-
-	int nr = tu->nr;
+	int ret, nr = tu->nr;
 
 	ret = bwapd_dwp_weights(tu->canonical, t->nr_nodes, t->workers, d,
 				tu->o->u8_err, w);
@@ -531,8 +529,8 @@ static int next_setting(const struct tuner *tu, double *f, double *g)
 /*
  * ...and this far, from a fit of two points or more, where the fit of
  * the application cannot be what is wrong: the model of the machine is
- * wrong here, and the DWP search on the measurements alone takes over
- * from the best setting so far.
+ * wrong here, and the DWP search on the measurements alone takes over,
+ * from the start.
  */
 #define MODEL_WRONG	0.03
 
@@ -546,8 +544,7 @@ static int next_setting(const struct tuner *tu, double *f, double *g)
  * off stays off): as far again, twice as far after each success; after
  * a failure, half as far, once.  1 when the model's settings never
  * helped, or when a prediction from a fit of two points or more missed
- * by more than MODEL_WRONG: the DWP search goes on from the best
- * setting measured.
+ * by more than MODEL_WRONG: the DWP search takes over (line_search()).
  */
 static int predict(struct tuner *tu)
 {
