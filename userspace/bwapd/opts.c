@@ -110,7 +110,8 @@ static const struct optdef {
 	{ "fine-step", K_DBL, O(tune.fine_step), 0, 1, TUNERS, "X",
 	  "step near the best setting (default 0.025; 0: none)" },
 	{ "max-steps", K_INT, O(tune.max_steps), 0, 126, TUNERS, "K",
-	  "settings tried after the start (default 10)" },
+	  "settings tried after the start (default 10; checking a model's\n"
+	  "predictions may take as many again)" },
 	{ "forward-only", K_FLAG, O(tune.forward_only), 0, 0, TUNERS, NULL,
 	  "the paper's search: raise DWP only; stalls per second" },
 	{ "dwp-search", K_FLAG, O(tune.dwp_only), 0, 0, TUNERS, NULL,

@@ -659,6 +659,8 @@ static int line_search(struct tuner *tu, double d0, const char *what)
 	for (i = 0; i < tu->nr && !(tu->line[i] && fabs(tu->d[i] - d0) < 1e-9); i++)
 		;
 	if (i == tu->nr) {
+		if (tu->r->steps >= tu->budget)
+			return 0;	/* no room for another setting */
 		ret = step(tu, d0, what, 1);
 		if (ret)
 			return ret;
