@@ -5,9 +5,9 @@
  *
  * What the model needs to predict a placement is what bounds a thread's
  * traffic from a node: the route's own bandwidth (read and write), what
- * several routes share (a memory controller, the interconnect of a CPU
- * node), and the latency, idle and as it grows with load.  Each is what
- * one kind of phase of the benchmark shows:
+ * several routes share (a memory controller, a link, the interconnect of
+ * a CPU node), and the latency, idle and as it grows with load.  Each is
+ * what one kind of phase of the benchmark shows:
  *
  *   route        every thread of CPU node c streams loads (then stores)
  *                from node m alone: read_gbps[m][c], write_gbps[m][c];
@@ -15,17 +15,19 @@
  *   chase        one thread of c chases pointers through m, idle
  *                otherwise: latency_ns[m][c]
  *   controller   every CPU node loads (then stores) node m at once: if
- *                they get less together than each route alone gives, the
- *                difference is the controller's (ctrl_*_gbps); if not, the
- *                controller is at least that fast
- *   interconnect CPU node c loads every other node at once: if the model
- *                so far predicts more than c gets, the remainder is c's
- *                interconnect (interconnect_gbps)
+ *                they get less together than each route alone gives,
+ *                something they share holds them (ctrl_*_gbps, or a link);
+ *                if not, the controller is at least that fast
+ *   interconnect CPU node c loads every other node at once: what its
+ *                routes share on their way in
+ *   pair         c loads two nodes whose routes an inferred link would
+ *                carry both (after the others, from their links)
  *
- * The queueing factor is then the one whose loaded latencies come
- * closest to those the route phases timed.  Links between nodes are not
- * told apart: a link that several routes share shows as the controller or
- * the interconnect that the measured routes have in common.
+ * The links are read off the idle latencies (infer_links()).  The fit
+ * (fit()) makes the model answer every phase as the machine did, with the
+ * links and without them; the one that answers better is kept.  The
+ * queueing factor is the one whose loaded latencies come closest to
+ * those the phases timed.
  *
  * Each phase runs in 'repeats' periods: a figure is their mean, its
  * standard error their spread.  A figure no phase measured keeps the
@@ -592,13 +594,15 @@ static int fit_shared(struct bwapd_machine_model *mm, const struct phase *p,
 
 /*
  * The figures that make the model answer every phase as the machine did:
- * a route's bandwidth is what its phase moved, raised where the model
- * would give less for it (the benchmark's own threads wait on the loaded
- * latency too); links (from the latencies) at least as wide as what a
+ * a route is as wide as makes the latency under its phase's load the one
+ * timed (the benchmark's own threads wait on that latency too: what they
+ * moved is not the route's width), and no narrower than what it moved;
+ * links (with 'links', from the latencies) at least as wide as what a
  * route alone moved over them; what several routes at once get shows
  * which link or controller they share, lowered until the model gives
- * that.  Where no link explains a CPU node's remote traffic, its
- * interconnect does.  Then the queue factor; FIT_ROUNDS rounds of all.
+ * that, unless the latency timed explains it.  Where nothing else
+ * explains a CPU node's remote traffic, its interconnect does.  Then the
+ * queue factor; FIT_ROUNDS rounds of all.
  */
 static void fit(struct bwapd_machine_model *mm, const struct phase *ph, int nr,
 		const struct bwapd_topology *t, int links)
