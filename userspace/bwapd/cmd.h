@@ -43,19 +43,21 @@ void cmd_show_json(const struct bwapd_file *f, int nr_nodes, uint32_t only);
 
 /*
  * The model of the machine the tuner predicts with: --predict-with's,
- * else the one in the profile (--file), else the firmware's description
- * of t (HMAT, else SLIT).  Never the machine --model simulates.  0, or
- * -errno with the reason logged.
+ * else the one in the profile (file_model, from cmd_canonical_of; may be
+ * NULL), else the firmware's description of t (HMAT, else SLIT).  Never
+ * the machine --model simulates.  0, or -errno with the reason logged.
  */
 int cmd_machine_of(const struct opts *o, const struct bwapd_topology *t,
+		   const struct bwapd_machine_model *file_model,
 		   struct bwm_machine *m);
 /*
  * The canonical shares of the workers: the file's; for a set the file
- * skipped, its model's; or measured now.
+ * skipped, its model's; or measured now.  If model is not NULL, *model is
+ * the file's model of the machine (malloc'd; NULL: none), read with it.
  */
 int cmd_canonical_of(const struct opts *o, struct bwapd_backend *b,
 		     const struct bwapd_topology *t, uint32_t workers,
-		     double *frac);
+		     double *frac, struct bwapd_machine_model **model);
 /*
  * Tune a target: a process (pid), a process whose counters come from the
  * model (pid and --model/--workload), or a workload of the model (pid 0).

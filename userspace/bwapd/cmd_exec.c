@@ -60,7 +60,7 @@ static int exec_and_tune(const struct opts *o, char **argv)
 	if (cmd_open_here(o, &b, &topo))
 		return 1;
 	if (bwapd_process_workers(0, &topo, &workers) ||
-	    cmd_canonical_of(o, &b, &topo, workers, canon) ||
+	    cmd_canonical_of(o, &b, &topo, workers, canon, NULL) ||
 	    bwapd_dwp_weights(canon, topo.nr_nodes, workers, 0,
 			      o->tune.u8_err, w)) {
 		bwapd_backend_destroy(&b);

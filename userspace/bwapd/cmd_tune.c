@@ -177,7 +177,7 @@ static void log_step(void *arg, const struct bwapd_tune_step *st)
 /* The canonical shares of the workers: the file's, or measured now. */
 int cmd_canonical_of(const struct opts *o, struct bwapd_backend *b,
 		     const struct bwapd_topology *t, uint32_t workers,
-		     double *frac)
+		     double *frac, struct bwapd_machine_model **model)
 {
 	struct bwapd_file f;
 	const struct bwapd_result *r = NULL;
@@ -187,6 +187,8 @@ int cmd_canonical_of(const struct opts *o, struct bwapd_backend *b,
 	char why[512] = "", list[64];
 	int ret;
 
+	if (model)
+		*model = NULL;
 	bwapd_nodelist_format(workers, list, sizeof(list));
 	if (o->canonical) {
 		uint8_t w[BWAPD_MAX_NODES] = { 0 };
@@ -209,9 +211,21 @@ int cmd_canonical_of(const struct opts *o, struct bwapd_backend *b,
 				t->nr_nodes);
 			return -EINVAL;
 		}
+		/* the file's model all the same, where there is one */
+		if (model && !bwapd_file_read(o->file, t, &f, why, sizeof(why))) {
+			*model = f.model;
+			f.model = NULL;
+			bwapd_file_free(&f);
+		}
 		return 0;
 	}
 	ret = bwapd_file_read(o->file, t, &f, why, sizeof(why));
+	if (!ret && model && f.model) {
+		/* the caller's now; f keeps a copy while it needs one */
+		*model = malloc(sizeof(**model));
+		if (*model)
+			**model = *f.model;
+	}
 	if (!ret) {
 		r = bwapd_file_find(&f, workers);
 		if (!r && f.model) {
@@ -264,10 +278,10 @@ int cmd_canonical_of(const struct opts *o, struct bwapd_backend *b,
 }
 
 int cmd_machine_of(const struct opts *o, const struct bwapd_topology *t,
+		   const struct bwapd_machine_model *file_model,
 		   struct bwm_machine *m)
 {
 	struct bwapd_machine_model *mm;
-	struct bwapd_file f;
 	struct bwm_error err;
 	char why[512];
 	int ret;
@@ -289,17 +303,13 @@ int cmd_machine_of(const struct opts *o, const struct bwapd_topology *t,
 		bwapd_log(BWAPD_LOG_INFO, "predicting with %s", o->predict_with);
 		return 0;
 	}
-	if (!bwapd_file_read(o->file, t, &f, why, sizeof(why))) {
-		if (f.model) {
-			*m = f.model->m;
-			bwapd_log(BWAPD_LOG_INFO, "predicting with the model in %s (%s)",
-				  o->file, f.model->seconds > 0 ?
-				  "measured by bwapd profile" :
-				  "the firmware's description");
-			bwapd_file_free(&f);
-			return 0;
-		}
-		bwapd_file_free(&f);
+	if (file_model) {
+		*m = file_model->m;
+		bwapd_log(BWAPD_LOG_INFO, "predicting with the model in %s (%s)",
+			  o->file, file_model->seconds > 0 ?
+			  "measured by bwapd profile" :
+			  "the firmware's description");
+		return 0;
 	}
 	mm = malloc(sizeof(*mm));
 	if (!mm)
@@ -405,6 +415,7 @@ static void process_comm(pid_t pid, char *buf, size_t len)
 int cmd_tune_target(const struct opts *o, pid_t pid)
 {
 	static struct bwm_machine m, known;
+	struct bwapd_machine_model *file_model = NULL;
 	struct bwapd_target proc = { 0 }, model = { 0 }, *t;
 	struct bwapd_target hiproc = { 0 }, group[2] = { { 0 } }, *hi = NULL;
 	struct bwapd_tune_opts to = o->tune;
@@ -534,11 +545,11 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 	}
 	l.nr_nodes = t->nr_nodes;
 	l.name = name;
-	if (cmd_canonical_of(o, &b, &topo, workers, canon))
+	if (cmd_canonical_of(o, &b, &topo, workers, canon, &file_model))
 		goto out;
 	/* what the tuner predicts with; --model's machine only plays the hardware */
 	if (!to.dwp_only && !to.forward_only) {
-		if (cmd_machine_of(o, &topo, &known))
+		if (cmd_machine_of(o, &topo, file_model, &known))
 			goto out;
 		to.machine = &known;
 	}
@@ -720,6 +731,7 @@ out:
 		bwapd_target_close(&hiproc);
 	if (proc.ops)
 		bwapd_target_close(&proc);
+	free(file_model);
 	bwapd_backend_destroy(&b);
 	return rc;
 }

@@ -863,8 +863,8 @@ int bwapd_mm_measure(struct bwapd_backend *b, const struct bwapd_topology *t,
 			snprintf(why, len, "the benchmark failed: %s", strerror(-ret));
 		} else {
 			nr += np;
-			mm->phases = with->phases = nr;
-			with->seconds = mm->seconds;
+			mm->phases = nr;
+			/* both fits start from what was measured, nothing shared */
 			*with = *mm;
 			fit(with, ph, nr, t, 1);
 			fit(mm, ph, nr, t, 0);
@@ -873,13 +873,11 @@ int bwapd_mm_measure(struct bwapd_backend *b, const struct bwapd_topology *t,
 			    residual(&with->m, ph, nr) < residual(&mm->m, ph, nr))
 				*mm = *with;
 			ret = bwm_machine_check(&mm->m, &err);
+			if (ret)
+				snprintf(why, len, "the fitted model is not a machine: %s: %s",
+					 err.field, err.msg);
 		}
 		free(with);
-	}
-	if (!ret) {
-		if (ret)
-			snprintf(why, len, "the fitted model is not a machine: %s: %s",
-				 err.field, err.msg);
 	}
 	free(ph);
 	if (ret)

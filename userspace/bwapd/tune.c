@@ -191,7 +191,6 @@ struct tuner {
 	double cur;			/* the target's DWP */
 	uint8_t cur_w[BWAPD_MAX_NODES];
 	double best, best_rate, best_se;
-	double start_rate, start_se;	/* of the first setting */
 	double last_rate, last_se;	/* of the last setting measured */
 	int budget;			/* the steps to stop at */
 	uint8_t best_w[BWAPD_MAX_NODES];
@@ -716,8 +715,6 @@ int bwapd_tune(struct bwapd_target *t, const double *canonical,
 		return ret;
 	tu.budget = o->max_steps;
 	ret = step(&tu, o->start, "start", 1);
-	tu.start_rate = tu.best_rate;
-	tu.start_se = tu.best_se;
 	if (!ret && r->mapi >= 0 && r->mapi < o->min_mapi) {
 		r->skipped = 1;
 	} else if (!ret) {

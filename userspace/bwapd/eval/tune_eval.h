@@ -166,7 +166,7 @@ static inline void tev_perturb(const struct bwm_machine *m, double off,
 
 /*
  * A wrong model of m: every figure off by up to 'off' (tev_perturb), and
- * its structure too: two memory nodes' controllers swapped, and one link
+ * its structure too: two nodes' controllers swapped, and one link
  * left out (the first whose removal leaves every route), drawn for the
  * seed.
  */
@@ -175,15 +175,14 @@ static inline void tev_wrong_structure(const struct bwm_machine *m, double off,
 {
 	struct bwm_error err;
 	struct bwm_rng rng;
-	int mem[BWM_MAX_NODES], nm = 0, i, a, b, l;
+	uint64_t n = (uint64_t)m->nr_nodes;
+	int i, l;
 
 	tev_perturb(m, off, seed, out);
 	bwm_rng_seed(&rng, seed ^ 0x5bd1e995);
-	for (i = 0; i < m->nr_nodes; i++)
-		mem[nm++] = i;
-	a = mem[bwm_rng_next(&rng) % (uint64_t)nm];
-	b = mem[(a + 1 + bwm_rng_next(&rng) % (uint64_t)(nm - 1)) % nm];
-	if (nm > 1) {
+	if (n > 1) {
+		int a = (int)(bwm_rng_next(&rng) % n);
+		int b = (int)((a + 1 + bwm_rng_next(&rng) % (n - 1)) % n);
 		struct bwm_node t = out->node[a];
 
 		out->node[a].ctrl_read_gbps = out->node[b].ctrl_read_gbps;
