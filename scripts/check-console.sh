@@ -7,8 +7,9 @@
 #
 # Writes TAP to TAP_FILE (default: tap/kernel-console.tap next to the log)
 # and to stdout. Test 1 fails on any kernel splat (the matching lines are
-# listed as diagnostics); test 2 fails unless /init got to the end of its
-# run ("WI-INIT: done", printed by scripts/vm-init.sh).
+# listed as diagnostics, then the first report in full, CONTEXT lines);
+# test 2 fails unless /init got to the end of its run ("WI-INIT: done",
+# printed by scripts/vm-init.sh).
 set -euo pipefail
 
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
@@ -49,6 +50,7 @@ IGNORE=(
 	'rcu:[[:space:]]+RCU lockdep checking is enabled'
 )
 MAX_DIAG=${MAX_DIAG:-60}
+CONTEXT=${CONTEXT:-40}
 
 regex=$(IFS='|'; echo "${PATTERNS[*]}")
 ignore=$(IFS='|'; echo "${IGNORE[*]}")
@@ -69,6 +71,12 @@ ignore=$(IFS='|'; echo "${IGNORE[*]}")
 			echo "not ok 1 - kernel console is free of warnings and splats ($count matching line(s))"
 			head -n "$MAX_DIAG" <<<"$hits" | sed 's/^/# /'
 			[ "$count" -le "$MAX_DIAG" ] || echo "# ... $((count - MAX_DIAG)) more, see $LOG"
+			# The first report in full (up to CONTEXT lines): the
+			# task, the locks and the backtrace say where it was.
+			first=${hits%%:*}
+			echo "# the first report, from console line $first:"
+			tr -d '\r' <"$LOG" | sed -n "${first},$((first + CONTEXT - 1))p" |
+				sed 's/^/#   /'
 		fi
 	fi
 	if tr -d '\r' <"$LOG" 2>/dev/null | grep -q -a '^WI-INIT: done'; then
