@@ -204,7 +204,15 @@ for ((i = 0; i < NODES; i++)); do
 done
 # nohugevmalloc: vmalloc() in 4 KiB pages, so that large vmalloc()s go
 # through the bulk page allocator, which wi_bulk tests.
+#
+# RCU's stall detector is a wall-clock limit: under emulation a vCPU runs
+# only when the host gives its thread CPU, and on a loaded 2-core host a
+# vCPU copying pages for a forking test was seen to take 1,197 ticks in
+# 65 s, which a 60 s limit reports as a stall (on Debian's kernels it is
+# 21 s).  The tests' machines take the longest limit there is, 300 s: a
+# CPU that really stops still shows, a slow host does not.
 cmdline="console=ttyS0,115200 oops=panic panic=-1 kmemleak=on nohugevmalloc"
+cmdline+=" rcupdate.rcu_cpu_stall_timeout=300"
 cmdline+=" wi.mode=$MODE wi.topo=$TOPO wi.dist=$(join / "${rows[@]}")"
 cmdline+=" wi.cpus=$(join / "${NODE_CPUS[@]}") wi.init=$(join , "${NODE_INIT[@]}")"
 [ -z "${VM_TEST_TIMEOUT:-}" ] || cmdline+=" wi.timeout=$VM_TEST_TIMEOUT"

@@ -39,9 +39,10 @@ if asymmetric_slit; then
 	todo[test/distance]="asymmetric SLIT distances, which the test does not expect"
 fi
 mapfile -t TESTS < "$B/tests.list"
-# 600 s a test on the machine the limits were set on; /init says how much
-# slower this one runs (WI_SPEED_FACTOR, scripts/vm-init.sh)
-limit=$(awk -v f="${WI_SPEED_FACTOR:-1}" 'BEGIN { if (!(f >= 1)) f = 1; printf "%d", 600 * f }')
+# 1200 s a test on the machine the limits were set on (numademo: 363 s in
+# a make check, twice that on a busier host); /init says how much slower
+# this one runs (WI_SPEED_FACTOR, scripts/vm-init.sh)
+limit=$(awk -v f="${WI_SPEED_FACTOR:-1}" 'BEGIN { if (!(f >= 1)) f = 1; printf "%d", 1200 * f }')
 echo "1..${#TESTS[@]}"
 n=0 failed=0
 for t in "${TESTS[@]}"; do
