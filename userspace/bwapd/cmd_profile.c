@@ -93,6 +93,10 @@ static int profile_model(struct bwapd_backend *b, const struct bwapd_topology *t
 	if (ret)
 		bwapd_log(BWAPD_LOG_WARNING, "the machine's model: %s; the firmware's "
 			  "description is written instead", why);
+	else
+		bwapd_log(BWAPD_LOG_INFO, "the machine's model: measured in %d "
+			  "phases in all (%d over its links), %.0f s of benchmark",
+			  mm->phases, mm->phases - phases, mm->seconds);
 	return 0;
 }
 

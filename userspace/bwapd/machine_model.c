@@ -147,7 +147,7 @@ int bwapd_mm_prior(const struct bwapd_topology *t,
 
 /* The kinds of phase, in the order they run. */
 enum phase_kind { PH_CHASE, PH_READ, PH_WRITE, PH_CTRL_READ, PH_CTRL_WRITE,
-		  PH_INTERCONNECT, PH_NR, PH_PAIR = PH_NR };
+		  PH_INTERCONNECT, PH_NR, PH_PAIR = PH_NR, PH_LINK };
 
 /* One phase: its flows, and what each moved and the latency it saw. */
 struct phase {
@@ -676,8 +676,20 @@ static void fit(struct bwapd_machine_model *mm, const struct phase *ph, int nr,
 			struct bwm_flow_result r[BWAPD_MAX_NODES];
 			double got, want, *cap;
 
-			if (p->kind == PH_CHASE)
+			if (p->kind == PH_CHASE) {
+				/*
+				 * The chase queues behind its own lines: the
+				 * idle latency is the one timed less the
+				 * queueing the model gives its load.
+				 */
+				c = p->f[0].cpu;
+				j = __builtin_ctz(p->f[0].mem);
+				if (p->ns[0] > 0 && !predict(m, p, r) &&
+				    r[0].latency_ns > 0)
+					m->latency_ns[j][c] *= p->ns[0] /
+							       r[0].latency_ns;
 				continue;
+			}
 			if (p->kind != PH_READ && p->kind != PH_WRITE &&
 			    fit_shared(mm, p, floor))
 				continue;
@@ -733,6 +745,66 @@ static void fit(struct bwapd_machine_model *mm, const struct phase *ph, int nr,
 	}
 }
 
+/* What route (from node a to node b) moved alone in a phase of kind k. */
+static double alone(const struct phase *ph, int nr, enum phase_kind k, int a,
+		    int b)
+{
+	int cpu = k == PH_READ ? b : a, mem = k == PH_READ ? a : b, i;
+
+	for (i = 0; i < nr; i++)
+		if (ph[i].kind == k && ph[i].f[0].cpu == cpu &&
+		    ph[i].f[0].mem == 1u << mem)
+			return ph[i].g[0];
+	return 0;
+}
+
+/*
+ * A link carries reads one way and writes the other way round: memory a
+ * read by CPU node b, and CPU node a writing memory b, both cross a -> b.
+ * No single route loads it beyond what that route alone can move, and
+ * the read pairs load only the links into a CPU node that two routes
+ * share; so every link is loaded once by the read and the write over it
+ * (from different CPU nodes) that moved the most alone.  1 if it has
+ * such a pair (written to *out), else 0.
+ */
+static int link_phase(const struct bwm_machine *m,
+		      const struct bwapd_topology *t, const struct phase *ph,
+		      int nr, int l, struct phase *out)
+{
+	int n = t->nr_nodes, a, b, best[2][2] = { { -1, -1 }, { -1, -1 } };
+	double most[2] = { 0, 0 };
+
+	for (a = 0; a < n; a++)
+		for (b = 0; b < n; b++) {
+			int w;
+
+			if (a == b || !(m->route[a][b] & (1ull << l)))
+				continue;
+			for (w = 0; w < 2; w++) {
+				double g = alone(ph, nr, w ? PH_WRITE : PH_READ,
+						 a, b);
+
+				if (g > most[w]) {
+					most[w] = g;
+					best[w][0] = a;
+					best[w][1] = b;
+				}
+			}
+		}
+	/* the reading CPU is b of the read, the writing one a of the write */
+	if (best[0][0] < 0 || best[1][0] < 0 || best[0][1] == best[1][0])
+		return 0;
+	memset(out, 0, sizeof(*out));
+	out->kind = PH_LINK;
+	out->nf = 2;
+	out->f[0].cpu = best[0][1];
+	out->f[0].mem = 1u << best[0][0];
+	out->f[1].cpu = best[1][0];
+	out->f[1].mem = 1u << best[1][1];
+	out->f[1].write = 1;
+	return 1;
+}
+
 /*
  * Pairs of routes that the links would have share: for every link into a
  * CPU node c, the two memory nodes whose reads to c it carries that moved
@@ -780,6 +852,8 @@ static int pair_phases(struct bwm_machine *m, const struct bwapd_topology *t,
 		out[np].f[0].cpu = c;
 		out[np++].f[0].mem = (1u << j1) | (1u << j2);
 	}
+	for (l = 0; l < m->nr_links; l++)
+		np += link_phase(m, t, ph, nr, l, &out[np]);
 	return np;
 }
 
@@ -823,8 +897,8 @@ int bwapd_mm_measure(struct bwapd_backend *b, const struct bwapd_topology *t,
 		return -EINVAL;
 	}
 	nr = plan(t, NULL);
-	/* and at most one pair a CPU node and memory node, later */
-	ph = calloc((size_t)nr + 1 + BWAPD_MAX_NODES * BWAPD_MAX_NODES, sizeof(*ph));
+	/* and the pairs of routes over a link, two a link at most, later */
+	ph = calloc((size_t)nr + 1 + 2 * BWM_MAX_LINKS, sizeof(*ph));
 	if (!ph)
 		return -ENOMEM;
 	plan(t, ph);

@@ -192,7 +192,10 @@ TEST_F(cli, profile_measures_the_machine)
 	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --noise 0.01 --file %s profile --seconds 0.5",
 			   self->b, self->file));
 	ASSERT_EQ(0, r.status) TH_LOG("%s", r.out);
+	/* 60 planned; then a read and a write over each of the 12 links */
 	EXPECT_NE(NULL, strstr(r.out, "the machine's model: 60 phases")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "measured in 72 phases in all (12 over its links)"))
+		TH_LOG("%s", r.out);
 	ASSERT_EQ(0, bwm_machine_load(self->b, &m, &err));
 	ASSERT_EQ(0, bwm_machine_load(self->file, &got, &err))
 		TH_LOG("%s: %s", err.field, err.msg);
@@ -216,7 +219,7 @@ TEST_F(cli, profile_measures_the_machine)
 		text[n] = 0;
 		fclose(f);
 		EXPECT_EQ(0, json_check(self->dir, text, 0,
-			"d['model_figures']['phases'] == 60 and "
+			"d['model_figures']['phases'] == 72 and "
 			"all(o == 'measured' for row in d['model_figures']['read_gbps']['origin'] for o in row) and "
 			"all(s >= 0 for row in d['model_figures']['latency_ns']['se'] for s in row) and "
 			"d['model_figures']['queue_factor']['origin'] == 'measured'"));

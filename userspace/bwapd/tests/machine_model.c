@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The machine's model bwapd profile measures (machine_model.c), against
+ * machines whose every figure is known: the presets the measurement was
+ * built on, each answering the benchmark as the model's simulated
+ * machine, without noise.  The fit must give back what the machine is,
+ * not only a model that answers the benchmark alike:
+ *
+ *   - the idle latency of every route, though the chase that times it
+ *     queues behind its own lines;
+ *   - what every route can carry alone - its own width, the links it
+ *     crosses and its controller, whichever binds - for reads and writes;
+ *   - the width of every link, which a read and a write cross together
+ *     (one route alone never fills a link wider than itself);
+ *   - the queue factor.
+ *
+ * Each within TOL (5 %): a model that far off moves the tuner's best
+ * weights by a step or more.
+ */
+#include "bwapd_test.h"
+#include "tune_eval.h"
+
+#define TOL	0.05
+
+/* What route from memory j to CPU node c (reads) or back carries alone. */
+static double alone(const struct bwm_machine *m, int j, int c, int write)
+{
+	uint64_t r = j == c ? 0 : write ? m->route[c][j] : m->route[j][c];
+	double g = write ? fmin(m->write_gbps[j][c], m->node[j].ctrl_write_gbps) :
+			   fmin(m->read_gbps[j][c], m->node[j].ctrl_read_gbps);
+
+	while (r) {
+		g = fmin(g, m->link[__builtin_ctzll(r)].gbps);
+		r &= r - 1;
+	}
+	return g;
+}
+
+static double link_gbps(const struct bwm_machine *m, int a, int b)
+{
+	int l;
+
+	for (l = 0; l < m->nr_links; l++)
+		if (m->link[l].from == a && m->link[l].to == b)
+			return m->link[l].gbps;
+	return 0;
+}
+
+#define NEAR(want, got, what, ...) do {					\
+	double w_ = (want), g_ = (got);					\
+									\
+	if (!(fabs(g_ / w_ - 1) <= TOL)) {				\
+		TH_LOG("%s: " what ": %.3f, the machine's %.3f",	\
+		       name, __VA_ARGS__, g_, w_);			\
+		bad++;							\
+	}								\
+} while (0)
+
+TEST(the_profile_gives_back_the_machine)
+{
+	int i, bad = 0;
+
+	for (i = 0; i < TEV_NR(tev_tuned); i++) {
+		const char *name = tev_tuned[i];
+		struct bwm_machine m, got;
+		char why[512];
+		int j, c, l;
+
+		ASSERT_EQ(0, bwm_test_load(name, NULL, 0, &m, NULL));
+		ASSERT_EQ(0, tev_profile_model(name, 1, 0, &got, why, sizeof(why)))
+			TH_LOG("%s: %s", name, why);
+		ASSERT_EQ(m.nr_nodes, got.nr_nodes);
+		for (j = 0; j < m.nr_nodes; j++)
+			for (c = 0; c < m.nr_nodes; c++) {
+				if (!m.node[c].cpus || !(m.node[j].ctrl_read_gbps > 0))
+					continue;
+				NEAR(m.latency_ns[j][c], got.latency_ns[j][c],
+				     "latency from node %d to CPU node %d", j, c);
+				NEAR(alone(&m, j, c, 0), alone(&got, j, c, 0),
+				     "reads of node %d by CPU node %d alone", j, c);
+				NEAR(alone(&m, j, c, 1), alone(&got, j, c, 1),
+				     "writes of CPU node %d to node %d alone", c, j);
+			}
+		for (l = 0; l < m.nr_links; l++)
+			NEAR(m.link[l].gbps,
+			     link_gbps(&got, m.link[l].from, m.link[l].to),
+			     "link %d -> %d", m.link[l].from, m.link[l].to);
+		NEAR(m.queue_factor, got.queue_factor, "queue factor%s", "");
+	}
+	EXPECT_EQ(0, bad);
+}
+
+TEST_HARNESS_MAIN
