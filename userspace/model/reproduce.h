@@ -176,4 +176,18 @@ extern const int bwm_repro_nr_deviations;
 /* The deviation recorded for check id, or NULL. */
 const struct bwm_repro_deviation *bwm_repro_deviation(const char *id);
 
+/*
+ * A benchmark preset's fit (its file says so): of the parallelisms in
+ * bwm_repro_mlps, those at which some demand moves Table I's traffic on
+ * machine B (its "measured" object: 7 threads on node 0, first-touch),
+ * the one whose best DWPs come closest to Table II's on machine A (mean
+ * absolute difference; the lowest of equals); demand for it.  Machine B's
+ * Table II cells are not used.
+ */
+#define BWM_REPRO_NR_MLPS	11
+extern const double bwm_repro_mlps[BWM_REPRO_NR_MLPS];
+
+int bwm_repro_fit(const char *datadir, int bench, double *mlp,
+		  double *demand_gbps, char *msg, size_t len);
+
 #endif /* BWM_REPRODUCE_H */

@@ -251,6 +251,34 @@ TEST(canonical_tuner_ceiling)
 	}
 }
 
+/*
+ * Each benchmark preset's parallelism and demand are what its file says
+ * they are: fitted to Table I's traffic on machine B and Table II's DWPs
+ * on machine A only (bwm_repro_fit).
+ */
+TEST(presets_fitted_as_stated)
+{
+	int b;
+
+	for (b = 0; b < BWM_REPRO_BENCHES; b++) {
+		struct bwm_machine m;
+		struct bwm_workload wl;
+		double mlp, demand;
+		char msg[256] = "";
+
+		ASSERT_EQ(0, bwm_repro_fit(BWM_DATADIR, b, &mlp, &demand, msg,
+					   sizeof(msg))) TH_LOG("%s", msg);
+		ASSERT_EQ(0, bwm_preset_load(BWM_DATADIR, "bwap-a",
+					     bwm_repro_benches[b].preset, 0,
+					     &m, &wl, msg, sizeof(msg)));
+		TH_LOG("%s: mlp %g (fitted %g), demand %.3f (fitted %.3f)",
+		       bwm_repro_benches[b].preset, wl.mlp, mlp,
+		       wl.demand_gbps, demand);
+		EXPECT_EQ(mlp, wl.mlp);
+		EXPECT_NEAR(demand, wl.demand_gbps, 0.005 * demand);
+	}
+}
+
 /* The dynamic policies are in every case, with their costs. */
 TEST(competing_policies_present)
 {
