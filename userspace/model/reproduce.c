@@ -157,6 +157,11 @@ static int run_alone(const struct bwm_machine *m, struct bwm_workload *wl,
 	return 0;
 }
 
+void bwm_repro_carry(const struct bwm_machine *a, struct bwm_machine *b)
+{
+	b->queue_factor = a->queue_factor;
+}
+
 /*
  * Both machines are read once, each benchmark once (bound to machine A,
  * then rebound for every case).
@@ -176,6 +181,7 @@ int bwm_reproduce(const char *datadir, struct bwm_repro *r, char *msg,
 		if (ret)
 			return ret;
 	}
+	bwm_repro_carry(&m[0], &m[1]);
 	ev = malloc(sizeof(*ev));
 	if (!ev)
 		return -ENOMEM;
@@ -788,6 +794,7 @@ int bwm_repro_fit(const char *datadir, int bench, double *mlp,
 				      &wl, msg, len);
 	if (ret)
 		return ret;
+	bwm_repro_carry(&m[0], &m[1]);
 	ev = malloc(sizeof(*ev));
 	if (!ev)
 		return -ENOMEM;

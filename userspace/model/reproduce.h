@@ -73,7 +73,15 @@ struct bwm_repro {
 };
 
 /*
- * Evaluate every case from the presets in datadir.  Deterministic; on
+ * Machine A's calibrated global figure carried to machine B unchanged:
+ * its queue_factor (core_speed is relative to B's cores).  The preset
+ * file of B keeps the default, for the tests that use it as a machine.
+ */
+void bwm_repro_carry(const struct bwm_machine *a, struct bwm_machine *b);
+
+/*
+ * Evaluate every case from the presets in datadir, machine B with
+ * bwm_repro_carry().  Deterministic; on
  * error msg says which preset failed.
  */
 int bwm_reproduce(const char *datadir, struct bwm_repro *r, char *msg,
@@ -179,7 +187,7 @@ const struct bwm_repro_deviation *bwm_repro_deviation(const char *id);
 /*
  * A benchmark preset's fit (its file says so): of the parallelisms in
  * bwm_repro_mlps, those at which some demand moves Table I's traffic on
- * machine B (its "measured" object: 7 threads on node 0, first-touch),
+ * machine B with bwm_repro_carry() (its "measured" object: 7 threads on node 0, first-touch),
  * the one whose best DWPs come closest to Table II's on machine A (mean
  * absolute difference; the lowest of equals); demand for it.  Machine B's
  * Table II cells are not used.
