@@ -193,6 +193,11 @@ struct tuner {
 	double best, best_rate, best_se;
 	double last_rate, last_se;	/* of the last setting measured */
 	int budget;			/* the steps to stop at */
+	/*
+	 * The DWP line checks a model's best: a direction ends at the
+	 * first setting that does not help, not only at one surely worse.
+	 */
+	int checking;
 	uint8_t best_w[BWAPD_MAX_NODES];
 	int nr;
 	double d[MAX_POINTS];		/* settings measured: DWP, */
@@ -405,7 +410,7 @@ static int climb(struct tuner *tu, double by, const char *what, int *ret)
 			break;
 		if (tu->best != before)
 			helped = 1;
-		else if (surely_worse(tu))
+		else if (surely_worse(tu) || tu->checking)
 			break;
 		from = d;
 	}
@@ -642,7 +647,8 @@ static int model_agrees(const struct bwm_machine *m, uint32_t workers,
  * it was not), on the line's own best: what the model found cannot stop
  * it.  With a budget of max_steps of its own; the line is refined unless
  * the best setting measured before beats its best beyond doubt.  Then the
- * better of the two.
+ * better of the two.  As the check of a model's best ('what' "verify"), a
+ * direction ends at the first setting that does not help.
  */
 static int line_search(struct tuner *tu, double d0, const char *what)
 {
@@ -669,6 +675,7 @@ static int line_search(struct tuner *tu, double d0, const char *what)
 	tu->best_rate = tu->rate[i];
 	tu->best_se = tu->se[i];
 	memcpy(tu->best_w, tu->w[i], sizeof(tu->best_w));
+	tu->checking = !strcmp(what, "verify");
 	ret = coarse(tu);
 	/* refining the line is worth it unless the model's setting beats it */
 	if (!ret && !(nd_rate < tu->best_rate &&
