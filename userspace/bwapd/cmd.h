@@ -54,6 +54,7 @@ int cmd_machine_of(const struct opts *o, const struct bwapd_topology *t,
  * The canonical shares of the workers: the file's; for a set the file
  * skipped, its model's; or measured now.  If model is not NULL, *model is
  * the file's model of the machine (malloc'd; NULL: none), read with it.
+ * -EDOM: --canonical has not one weight per node (a usage error).
  */
 int cmd_canonical_of(const struct opts *o, struct bwapd_backend *b,
 		     const struct bwapd_topology *t, uint32_t workers,

@@ -35,9 +35,8 @@ int cmd_status(const struct opts *o)
 {
 	static struct bwapd_status st[256];
 	json_object *doc, *list;
-	char w[8 * BWAPD_MAX_NODES], cmd[64];
+	char w[4 * BWM_MAX_NODES], cmd[64];
 	int i, j, n;
-	size_t off;
 
 	n = bwapd_status_list(o->run_dir, st, 256);
 	if (n < 0)
@@ -60,11 +59,7 @@ int cmd_status(const struct opts *o)
 		const struct bwapd_status *s = &st[i];
 		char pid[16];
 
-		for (j = 0, off = 0; j < s->nr_nodes && off < sizeof(w); j++)
-			off += (size_t)snprintf(w + off, sizeof(w) - off, "%s%u",
-						j ? ":" : "", s->weights[j]);
-		if (!s->nr_nodes)
-			w[0] = 0;
+		bwm_weights_format(s->weights, s->nr_nodes, w, sizeof(w));
 		/* a command name is any bytes: no terminal controls */
 		snprintf(cmd, sizeof(cmd), "%s", s->command);
 		for (j = 0; cmd[j]; j++)

@@ -133,7 +133,7 @@ static void tune_summary(const struct tune_log *l,
 static void log_step(void *arg, const struct bwapd_tune_step *st)
 {
 	struct tune_log *l = arg;
-	int j;
+	char w[4 * BWM_MAX_NODES];
 
 	if (l->nr < PLOT_POINTS) {
 		l->t[l->nr] = st->seconds;
@@ -164,12 +164,10 @@ static void log_step(void *arg, const struct bwapd_tune_step *st)
 
 		if (st->stall_rate >= 0)
 			snprintf(stalls, sizeof(stalls), "%.4g", st->stall_rate);
-		printf("%-8s step %2d %-6s t=%8.3fs  DWP %.3f  stalls %-10s pages moved %-8llu weights",
+		printf("%-8s step %2d %-6s t=%8.3fs  DWP %.3f  stalls %-10s pages moved %-8llu weights %s\n",
 		       l->name, st->step, st->what, st->seconds, st->dwp,
-		       stalls, (unsigned long long)st->migration.moved);
-		for (j = 0; j < l->nr_nodes; j++)
-			printf("%s%u", j ? ":" : " ", st->weights[j]);
-		printf("\n");
+		       stalls, (unsigned long long)st->migration.moved,
+		       bwm_weights_format(st->weights, l->nr_nodes, w, sizeof(w)));
 	}
 	fflush(stdout);
 }
@@ -191,25 +189,15 @@ int cmd_canonical_of(const struct opts *o, struct bwapd_backend *b,
 		*model = NULL;
 	bwapd_nodelist_format(workers, list, sizeof(list));
 	if (o->canonical) {
-		uint8_t w[BWAPD_MAX_NODES] = { 0 };
-		int n = 0;
-		const char *p = o->canonical;
-		char *end;
+		uint8_t w[BWM_MAX_NODES];
+		/* its notation was checked with the options */
+		int n = bwm_weights_parse(o->canonical, w, BWM_MAX_NODES, NULL);
 
-		while (*p && n < t->nr_nodes) {
-			long v = strtol(p, &end, 10);
-
-			if (end == p || v < 0 || v > 255 || (*end && *end != ':'))
-				break;
-			w[n++] = (uint8_t)v;
-			p = *end ? end + 1 : end;
-		}
-		if (*p || n != t->nr_nodes ||
-		    bwm_weights_to_fractions(w, n, frac)) {
-			bwapd_log(BWAPD_LOG_ERR, "--canonical %s: want %d weights 0-255 "
-				"separated by ':', not all 0", o->canonical,
-				t->nr_nodes);
-			return -EINVAL;
+		if (n != t->nr_nodes || bwm_weights_to_fractions(w, n, frac)) {
+			bwapd_log(BWAPD_LOG_ERR, "--canonical %s: %d weights for the "
+				  "%d nodes of this machine: want one per node, in "
+				  "node order", o->canonical, n, t->nr_nodes);
+			return -EDOM;
 		}
 		/* the file's model all the same, where there is one */
 		if (model && !bwapd_file_read(o->file, t, &f, why, sizeof(why))) {
@@ -545,8 +533,11 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 	}
 	l.nr_nodes = t->nr_nodes;
 	l.name = name;
-	if (cmd_canonical_of(o, &b, &topo, workers, canon, &file_model))
+	ret = cmd_canonical_of(o, &b, &topo, workers, canon, &file_model);
+	if (ret) {
+		rc = ret == -EDOM ? EXIT_USAGE : 1;	/* --canonical's count */
 		goto out;
+	}
 	/* what the tuner predicts with; --model's machine only plays the hardware */
 	if (!to.dwp_only && !to.forward_only) {
 		if (cmd_machine_of(o, &topo, file_model, &known))

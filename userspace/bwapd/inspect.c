@@ -105,9 +105,8 @@ static int busiest(const struct bwm_access_metrics *mt, int n)
 
 void inspect_verdict(struct inspect_report *r)
 {
-	char *v = r->verdict, w[72], part[384];
+	char *v = r->verdict, w[4 * BWM_MAX_NODES], args[256], part[640];
 	size_t len = sizeof(r->verdict), off = 0;
-	int j, o = 0;
 
 	v[0] = '\0';
 	if (r->have_prediction)
@@ -150,13 +149,13 @@ void inspect_verdict(struct inspect_report *r)
 				  "node");
 	}
 	if (r->have_prediction) {
-		for (j = 0; j < r->nr_nodes && o < (int)sizeof(w) - 8; j++)
-			o += snprintf(w + o, sizeof(w) - o, "%s%u", j ? ":" : "",
-				      r->weights[j]);
+		bwm_weights_format(r->weights, r->nr_nodes, w, sizeof(w));
 		if (r->gain >= WORTH_CHANGING)
 			snprintf(part, sizeof(part),
-				 "; interleave all of it with weights %s: predicted "
-				 "%.2fx faster%s", w, r->gain,
+				 "; interleave all of it with weights %s (numactl "
+				 "%s), predicted %.2fx faster%s", w,
+				 bwapd_numactl_args(r->weights, r->nr_nodes, args,
+						    sizeof(args)), r->gain,
 				 r->have_metrics &&
 				 r->metrics.exclusivity >= PRIVATE_DOMINATES ?
 				 " (bandwidth outweighs the locality of its "
@@ -202,7 +201,7 @@ static void print_row(const char *label, const uint64_t *v, int n)
 void inspect_print_text(const struct inspect_report *r, int verbose)
 {
 	const struct bwm_access_metrics *mt = &r->metrics;
-	char name[64], list[64];
+	char name[64], list[64], w[4 * BWM_MAX_NODES];
 	int i, j;
 
 	printable(name, sizeof(name), r->name);
@@ -276,10 +275,8 @@ void inspect_print_text(const struct inspect_report *r, int verbose)
 
 	printf("\npredicted best placement\n");
 	if (r->have_prediction) {
-		printf("  weights       ");
-		for (j = 0; j < r->nr_nodes; j++)
-			printf("%s%u", j ? ":" : " ", r->weights[j]);
-		printf("  (%.2fx the current placement: %.3g -> %.3g GB/s)\n",
+		printf("  weights        %s  (%.2fx the current placement: %.3g -> %.3g GB/s)\n",
+		       bwm_weights_format(r->weights, r->nr_nodes, w, sizeof(w)),
 		       r->gain, r->current_gbps, r->predicted_gbps);
 		if (r->assumes[0])
 			printf("  assumes       %s\n", r->assumes);

@@ -39,8 +39,8 @@ static const struct cmd_def {
 #define USES_FILE	(B(C_PROFILE) | B(C_SHOW) | B(C_APPLY) | TUNERS)
 #define JSON_OUT	(ALL & ~B(C_DAEMON))
 
-enum kind { K_FLAG, K_STR, K_INT, K_DBL, K_U64, K_METRIC, K_LEVEL, K_HELP,
-	    K_VERSION };
+enum kind { K_FLAG, K_STR, K_INT, K_DBL, K_U64, K_METRIC, K_LEVEL, K_WEIGHTS,
+	    K_HELP, K_VERSION };
 
 #define O(f)	offsetof(struct opts, f)
 
@@ -75,7 +75,8 @@ static const struct optdef {
 	  "benchmark time per worker set; inspect: sampling time, 0.1 to 3600\n"
 	  "(default 2)" },
 	{ "u8-err", K_DBL, O(u8_err), 0, 0.999999, B(C_PROFILE) | TUNERS | B(C_INSPECT), "E",
-	  "largest page-share error of integer weights (default 0.005)" },
+	  "largest page-share error of integer weights (default 0.005; the\n"
+	  "tuner's weights 0.001)" },
 	{ "all", K_FLAG, O(sets.all), 0, 0, B(C_PROFILE), NULL,
 	  "profile spread-out sets too" },
 	{ "no-symmetry", K_FLAG, O(sets.no_symmetry), 0, 0, B(C_PROFILE), NULL,
@@ -147,8 +148,9 @@ static const struct optdef {
 	  "the model's high-priority workload beside the one tuned" },
 	{ "corun-workers", K_STR, O(corun_workers), 0, 0, B(C_TUNE), "NODES",
 	  "its worker nodes" },
-	{ "canonical", K_STR, O(canonical), 0, 0, TUNERS, "W0:W1:...",
-	  "canonical weights to start from, instead of the file's" },
+	{ "canonical", K_WEIGHTS, O(canonical), 0, 0, TUNERS, "W0,W1,...",
+	  "canonical weights to start from, instead of the file's: one per\n"
+	  "node, 0-255, as numactl --weights takes them (5,3,1,1)" },
 	{ "predict-with", K_STR, O(predict_with), 0, 0, TUNERS, "MACHINE.json",
 	  "the model of the machine the tuner predicts with, instead of the\n"
 	  "file's (a machine file, or a profile)" },
@@ -217,7 +219,9 @@ static const int level_values[] = { BWAPD_LOG_ERR, BWAPD_LOG_WARNING,
 /* The value of option d in o: 0, or EXIT_USAGE with a message. */
 static int opt_value(const struct optdef *d, const char *arg, struct opts *o)
 {
-	char *p = (char *)o + d->off, *end;
+	char *p = (char *)o + d->off, *end, list[4 * BWM_MAX_NODES];
+	uint8_t w[BWM_MAX_NODES];
+	int n, old;
 	unsigned int i;
 	double v;
 	long l;
@@ -254,6 +258,16 @@ static int opt_value(const struct optdef *d, const char *arg, struct opts *o)
 		else
 			break;
 		return 0;
+	case K_WEIGHTS:
+		n = bwm_weights_parse(arg, w, BWM_MAX_NODES, &old);
+		if (n < 0)
+			break;
+		if (old)
+			bwapd_log(BWAPD_LOG_WARNING, "--%s %s: the old notation; "
+				  "write %s, as numactl --weights does", d->name,
+				  arg, bwm_weights_format(w, n, list, sizeof(list)));
+		*(const char **)p = arg;
+		return 0;
 	case K_LEVEL:
 		for (i = 0; i < 4; i++)
 			if (!strcmp(arg, level_names[i]))
@@ -269,8 +283,11 @@ static int opt_value(const struct optdef *d, const char *arg, struct opts *o)
 			d->min, d->max);
 	else
 		bwapd_log(BWAPD_LOG_ERR, "--%s: bad value '%s'%s%s", d->name, arg,
-			d->arg ? ": want " : "", d->kind == K_U64 ?
-			"a whole number, not negative" : d->arg);
+			d->arg ? ": want " : "",
+			d->kind == K_U64 ? "a whole number, not negative" :
+			d->kind == K_LEVEL ? "err, warning, info or debug" :
+			d->kind == K_WEIGHTS ? "one weight per node, 0-255, "
+			"separated by commas (5,3,1,1), not all 0" : d->arg);
 	return EXIT_USAGE;
 }
 
@@ -333,9 +350,14 @@ int opts_index(const char *name)
 	return (int)i;
 }
 
-/* --forward-only is stalls per second: --metric instruction contradicts it. */
+/*
+ * What options say of others: --u8-err holds for the tuner's weights too;
+ * --forward-only is stalls per second, --metric instruction contradicts it.
+ */
 int opts_metric(const int *seen, struct opts *o, const char *where)
 {
+	if (seen[opts_index("u8-err")])
+		o->tune.u8_err = o->u8_err;
 	if (!seen[opts_index("forward-only")])
 		return 0;
 	if (seen[opts_index("metric")] && o->tune.metric != BWAPD_STALL_RATE) {

@@ -74,7 +74,7 @@ int opts_parse(int argc, char **argv, struct opts *o, int *seen,
 	       struct words *w);
 /* The index in seen[] of the option called name ("watch"). */
 int opts_index(const char *name);
-/* --forward-only is stalls per second: --metric instruction contradicts it. */
+/* --u8-err holds for the tuner too; --forward-only is stalls per second. */
 int opts_metric(const int *seen, struct opts *o, const char *where);
 /* Every option seen is one of cmd's: 0, or EXIT_USAGE with a message. */
 int opts_check(const int *seen, int cmd, const char *where);

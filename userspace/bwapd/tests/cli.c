@@ -434,6 +434,111 @@ TEST_F(cli, tune_and_status)
 	EXPECT_NE(NULL, strstr(r.out, "stale")) TH_LOG("%s", r.out);
 }
 
+/*
+ * One notation for a weight vector, numactl's --weights: one weight per
+ * node in node order, separated by commas (5,3,1,1).  The tuner's steps,
+ * status and inspect print it; --canonical takes it, and the older
+ * 13:13:1:1 with a warning; a wrong count or anything else is a usage
+ * error.  --u8-err reaches the weights the tuner sets.
+ */
+TEST_F(cli, weights_notation)
+{
+	char wl[1024], tune[12288], rd[128], path[256];
+	struct run r;
+
+	snprintf(wl, sizeof(wl), "%s/workloads/mixed.json", BWM_DATADIR);
+	snprintf(tune, sizeof(tune), "--run-dir '' --model %s --file %s tune "
+		 "--workload %s --workers 0 --max-steps 1", self->b, self->file, wl);
+	/* 200:100:20:7 at DWP 0 within 0.001 of each share: 30,15,3,1 */
+	ASSERT_EQ(0, bwapd(&r, -1, "%s --canonical 200,100,20,7", tune));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "DWP 0.000  stalls 1.088      pages moved 438690   weights 30,15,3,1\n"))
+		TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "notation")) TH_LOG("%s", r.out);
+	ASSERT_EQ(0, bwapd(&r, -1, "%s --canonical 200:100:20:7", tune));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "bwapd: --canonical 200:100:20:7: the old notation; "
+			       "write 200,100,20,7, as numactl --weights does\n"))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "weights 30,15,3,1\n")) TH_LOG("%s", r.out);
+	/* a coarser conversion: a shorter cycle */
+	ASSERT_EQ(0, bwapd(&r, -1, "%s --canonical 200,100,20,7 --u8-err 0.2", tune));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "DWP 0.000  stalls 1.178      pages moved 224695   weights 3,2,1,1\n"))
+		TH_LOG("%s", r.out);
+	ASSERT_EQ(0, bwapd(&r, -1, "%s --canonical 200,100,20", tune));
+	EXPECT_EQ(2, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "bwapd: --canonical 200,100,20: 3 weights for the 4 "
+			       "nodes of this machine: want one per node, in node order\n"))
+		TH_LOG("%s", r.out);
+	ASSERT_EQ(0, bwapd(&r, -1, "%s --canonical 5/3/1/1", tune));
+	EXPECT_EQ(2, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "bwapd: --canonical: bad value '5/3/1/1': want one weight "
+			       "per node, 0-255, separated by commas (5,3,1,1), not all 0\n"))
+		TH_LOG("%s", r.out);
+	/* inspect's prediction, in its table and its verdict */
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s inspect --workload %s --workers 0-1",
+			   self->b, wl));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "  weights        13,13,1,1  (1.08x")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "with weights 13,13,1,1 (numactl -w 0-3 "
+			       "--weights=13,13,1,1), predicted 1.08x faster")) TH_LOG("%s", r.out);
+	/* status */
+	snprintf(rd, sizeof(rd), "%s/run", self->dir);
+	snprintf(path, sizeof(path), "%s/model-%d.json", rd + 1, (int)getpid());
+	ASSERT_EQ(0, put("/", path, "{\"pid\": 0, \"tuner\": %d, \"state\": \"tuning\", "
+			 "\"weights\": [13, 13, 1, 1]}\n", (int)getpid()));
+	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir %s status", rd));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, " 13,13,1,1 ")) TH_LOG("%s", r.out);
+}
+
+/*
+ * numactl's own parser (the fork's, as numactl/host-tests build it) reads
+ * what bwapd prints as one weight per node; bwapd's older notation it
+ * read as NODE:WEIGHT.  On a host of one node, -w 0 takes one weight: the
+ * four of a four-node machine are read as four weights, too many.
+ */
+TEST_F(cli, weights_paste_into_numactl)
+{
+	char cmd[8192], lib[1024];
+	struct run r;
+
+	if (access(BWAPD_NUMACTL, X_OK))
+		SKIP(return, "no numactl fork at %s (make numactl-check builds it)",
+		     BWAPD_NUMACTL);
+	snprintf(lib, sizeof(lib), "%s", BWAPD_NUMACTL);
+	*strrchr(lib, '/') = 0;
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s inspect --workload %s/workloads/mixed.json "
+			   "--workers 0-1 --json 2>/dev/null", self->b, BWM_DATADIR));
+	ASSERT_EQ(0, r.status) TH_LOG("%s", r.out);
+	ASSERT_EQ(0, put(self->dir, "inspect.json", "%s", r.out));
+	/* the weights of the verdict, the string an operator copies */
+	snprintf(cmd, sizeof(cmd),
+		 "w=$(python3 -c 'import json, re, sys; "
+		 "print(re.search(r\"weights ([0-9]+([,:][0-9]+)*)\", json.load(sys.stdin)[\"verdict\"])[1])' "
+		 "<%s/inspect.json); echo \"weights $w\"; "
+		 "LD_LIBRARY_PATH=%s %s -w 0 --weights=$w true 2>&1; "
+		 "LD_LIBRARY_PATH=%s %s -w 0 --weights=${w%%%%,*} true 2>&1; true",
+		 self->dir, lib, BWAPD_NUMACTL, lib, BWAPD_NUMACTL);
+	{
+		FILE *p = popen(cmd, "r");
+		size_t n;
+
+		ASSERT_NE(NULL, p);
+		n = fread(r.out, 1, sizeof(r.out) - 1, p);
+		r.out[n] = 0;
+		pclose(p);
+	}
+	EXPECT_NE(NULL, strstr(r.out, "weights 13,13,1,1\n")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "numactl: --weights: more weights than the 1 "
+			       "--weighted-interleave nodes\n")) TH_LOG("%s", r.out);
+	/* the first weight alone: parsed and taken, whatever the kernel says */
+	EXPECT_EQ(NULL, strstr(r.out, "expected")) TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "is not one of")) TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "is not in 1-255")) TH_LOG("%s", r.out);
+}
+
 /* co-scheduled on the model; and what it refuses */
 TEST_F(cli, corun)
 {
@@ -616,6 +721,8 @@ TEST_F(cli, options_per_command)
 		{ "profile --seconds 5s", "--seconds: bad value '5s'" },
 		{ "tune --samples -3", "--samples: bad value '-3'" },
 		{ "--seed -1 topology", "--seed: bad value '-1'" },
+		{ "--log-level loud status",
+		  "--log-level: bad value 'loud': want err, warning, info or debug\n" },
 		{ "tune --workload x --forward-only --metric instruction",
 		  "--forward-only measures stalls per second" },
 		{ "tune --workload x --metric instruction --forward-only",
