@@ -96,18 +96,39 @@ int cmd_load_file(const struct opts *o, struct bwapd_backend *b,
 	return 0;
 }
 
-int cmd_parse_workers(const char *arg, uint32_t *w)
+int cmd_parse_workers(const char *what, const char *arg, uint32_t *w)
 {
 	if (bwapd_nodelist_parse(arg, w)) {
-		bwapd_log(BWAPD_LOG_ERR, "'%s' is not a node list (e.g. 0-1 or 0,2)",
-			arg);
+		bwapd_log(BWAPD_LOG_ERR, "%s: '%s' is not a node list (e.g. 0-1 "
+			  "or 0,2)", what, arg);
 		return 1;
 	}
 	return 0;
 }
 
+int cmd_check_nodes(const char *what, uint32_t mask, int nr_nodes)
+{
+	uint32_t extra = (uint32_t)(mask & ~((1ull << nr_nodes) - 1));
+	char list[64];
+
+	if (!extra)
+		return 0;
+	bwapd_log(BWAPD_LOG_ERR, "%s: node%s %s do%s not exist (the machine has "
+		  "nodes 0-%d)", what, extra & (extra - 1) ? "s" : "",
+		  bwapd_nodelist_format(extra, list, sizeof(list)),
+		  extra & (extra - 1) ? "" : "es", nr_nodes - 1);
+	return EXIT_USAGE;
+}
+
 int cmd_unknown_set(const struct bwapd_file *f, const char *arg)
 {
+	uint32_t mask;
+	char what[96];
+
+	snprintf(what, sizeof(what), "workers %s", arg);
+	if (!bwapd_nodelist_parse(arg, &mask) &&
+	    cmd_check_nodes(what, mask, f->nr_nodes))
+		return EXIT_USAGE;
 	bwapd_log(BWAPD_LOG_ERR,
 		"no canonical weights for workers %s in the file (%d sets;"
 		" \"bwapd show\" lists them, \"bwapd profile --all\" profiles"

@@ -29,7 +29,7 @@ int cmd_apply(const struct opts *o, const char *arg)
 		opts_usage(stderr, C_APPLY);
 		return EXIT_USAGE;
 	}
-	if (cmd_parse_workers(arg, &workers))
+	if (cmd_parse_workers("apply", arg, &workers))
 		return EXIT_USAGE;
 	if (cmd_load_file(o, &b, &t, &f))
 		return 1;

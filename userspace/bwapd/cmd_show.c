@@ -169,7 +169,7 @@ int cmd_show(const struct opts *o, const char *arg)
 	uint32_t only = 0;
 	int rc = 0;
 
-	if (arg && cmd_parse_workers(arg, &only))
+	if (arg && cmd_parse_workers("show", arg, &only))
 		return EXIT_USAGE;
 	if (cmd_load_file(o, &b, &t, &f))
 		return 1;

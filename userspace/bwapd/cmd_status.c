@@ -2,7 +2,10 @@
 /*
  * bwapd status: what every tuner is doing, from their status files.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "json_out.h"
@@ -36,8 +39,16 @@ int cmd_status(const struct opts *o)
 	static struct bwapd_status st[256];
 	json_object *doc, *list;
 	char w[4 * BWM_MAX_NODES], cmd[64];
+	struct stat sb;
 	int i, j, n;
 
+	/* no tuner has run yet where they run by default; elsewhere, a typo */
+	if (strcmp(o->run_dir, BWAPD_RUN_DIR) && stat(o->run_dir, &sb)) {
+		char why[512];
+
+		snprintf(why, sizeof(why), "%s: %s", o->run_dir, strerror(errno));
+		return cmd_error("--run-dir", -errno, why);
+	}
 	n = bwapd_status_list(o->run_dir, st, 256);
 	if (n < 0)
 		return cmd_error("status", n, NULL);

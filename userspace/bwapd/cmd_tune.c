@@ -346,7 +346,8 @@ static int corun_targets(const struct opts *o, const struct bwm_machine *m,
 		bwapd_log(BWAPD_LOG_ERR, "--corun needs --corun-workers, and no --pid");
 		return EXIT_USAGE;
 	}
-	if (cmd_parse_workers(o->corun_workers, &hw) ||
+	if (cmd_parse_workers("--corun-workers", o->corun_workers, &hw) ||
+	    cmd_check_nodes("--corun-workers", hw, m->nr_nodes) ||
 	    load_workload(o->corun, m, hw, &two[0]))
 		return EXIT_USAGE;
 	two[1] = *wl;
@@ -433,7 +434,8 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 		bwapd_backend_destroy(&b);
 		return 1;
 	}
-	if (o->workers && cmd_parse_workers(o->workers, &workers)) {
+	if (o->workers && (cmd_parse_workers("--workers", o->workers, &workers) ||
+			   cmd_check_nodes("--workers", workers, topo.nr_nodes))) {
 		bwapd_backend_destroy(&b);
 		return EXIT_USAGE;
 	}

@@ -77,6 +77,26 @@ static long file_size(const char *path)
 	return stat(path, &st) ? -1 : (long)st.st_size;
 }
 
+/*
+ * The line of path (1-based) that holds text first; the last line (the
+ * one a cut-off file ends on) for NULL.  0: not found.
+ */
+static int line_of(const char *path, const char *text)
+{
+	char line[4096];
+	int no = 0, found = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		no++;
+		found = text && strstr(line, text);
+	}
+	fclose(f);
+	return !text || found ? no : 0;
+}
+
 static int weight(const char *root, int node)
 {
 	char path[128], buf[16];
@@ -249,7 +269,19 @@ TEST_F(cli, profile_measures_the_machine)
 
 TEST_F(cli, unknown_worker_set)
 {
+	static const struct { const char *args; int status; const char *says; } bad[] = {
+		{ "--file %s apply 7", 2, "bwapd: workers 7: node 7 does not exist (the machine has nodes 0-3)\n" },
+		{ "--file %s show 4", 2, "bwapd: workers 4: node 4 does not exist (the machine has nodes 0-3)\n" },
+		{ "--run-dir '' --file %s tune --workload " BWM_DATADIR "/workloads/mixed.json --workers 0-5", 2,
+		  "bwapd: --workers: nodes 4-5 do not exist (the machine has nodes 0-3)\n" },
+		{ "inspect --workload " BWM_DATADIR "/workloads/mixed.json --workers 1,6", 2,
+		  "bwapd: --workers: node 6 does not exist (the machine has nodes 0-3)\n" },
+		{ "--file %s tune --workload x --workers 0-", 2,
+		  "bwapd: --workers: '0-' is not a node list (e.g. 0-1 or 0,2)\n" },
+	};
+	char args[1024];
 	struct run r;
+	unsigned int i;
 	long size;
 
 	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s profile", self->b,
@@ -262,20 +294,43 @@ TEST_F(cli, unknown_worker_set)
 	EXPECT_EQ(1, r.status);
 	EXPECT_NE(NULL, strstr(r.out, "no canonical weights for workers 0,3"))
 		TH_LOG("%s", r.out);
-	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s apply 7", self->b,
-			   self->file));
+	/*
+	 * A node the machine does not have is a bad value, said as such; a
+	 * run directory that is not there a mistake, not an idle machine.
+	 */
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(args, sizeof(args), bad[i].args, self->file);
+		ASSERT_EQ(0, bwapd(&r, -1, "--model %s %s", self->b, args));
+		EXPECT_EQ(bad[i].status, r.status) TH_LOG("%s: %s", bad[i].args, r.out);
+		EXPECT_NE(NULL, strstr(r.out, bad[i].says)) TH_LOG("%s: %s", bad[i].args, r.out);
+		EXPECT_EQ(NULL, strstr(r.out, "--all")) TH_LOG("%s", r.out);
+	}
+	ASSERT_EQ(0, bwapd(&r, -1, "status --run-dir %s/nonexistent", self->dir));
 	EXPECT_EQ(1, r.status);
+	EXPECT_NE(NULL, strstr(r.out, "/nonexistent: No such file or directory\n"))
+		TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "no process is being tuned")) TH_LOG("%s", r.out);
 	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s apply x", self->b,
 			   self->file));
 	EXPECT_EQ(2, r.status);
-	EXPECT_NE(NULL, strstr(r.out, "not a node list"));
+	EXPECT_NE(NULL, strstr(r.out, "bwapd: apply: 'x' is not a node list"));
 	EXPECT_EQ(size, file_size(self->file));
 }
 
 TEST_F(cli, corrupt_and_stale_file)
 {
+	static const struct { const char *sed, *line; int col; const char *says; } bad[] = {
+		{ "/\"weights\"/,/^ +[0-9]+,$/s/^( +)[0-9]+,$/\\1300,/", "        300,", 9,
+		  "worker_sets[0].weights[0]: 300 is out of range [0, 255]" },
+		{ "0,/\"source\": \"[a-z]+\"/s//\"source\": \"hmta\"/", "\"hmta\"", 17,
+		  "worker_sets[0].source: want \"counters\", \"hmat\" or \"slit\"" },
+		{ "0,/\"workers\": \"0\"/s//\"workers\": \"0,4\"/", "\"0,4\"", 18,
+		  "worker_sets[0].workers: \"0,4\" names a node the machine does "
+		  "not have (nodes 0-3)" },
+	};
 	struct run r;
-	char cmd[512];
+	char cmd[1024];
+	unsigned int i;
 
 	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s show", self->b,
 			   self->file));
@@ -291,29 +346,45 @@ TEST_F(cli, corrupt_and_stale_file)
 	EXPECT_NE(NULL, strstr(r.out, "stale weights file"));
 	EXPECT_NE(NULL, strstr(r.out, "made for a machine with 4 nodes, this one has 8"))
 		TH_LOG("%s", r.out);
-	/* a weight out of range */
-	snprintf(cmd, sizeof(cmd),
-		 "sed -i -E '/\"weights\"/,/^ +[0-9]+,$/s/^( +)[0-9]+,$/\\1300,/' %s",
-		 self->file);
-	ASSERT_EQ(0, system(cmd));
-	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s apply 0", self->b,
-			   self->file));
-	EXPECT_EQ(1, r.status);
-	EXPECT_NE(NULL, strstr(r.out, "worker_sets[0]")) TH_LOG("%s", r.out);
-	/* cut in half */
-	snprintf(cmd, sizeof(cmd), "truncate -s 300 %s", self->file);
+	/*
+	 * Each error names the file, the line and column, the field and what
+	 * was wrong with it, as the model's parsers do.  One edit after the
+	 * other, each in the first set, on the line sed changed.
+	 */
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "sed -i -E '%s' %s", bad[i].sed,
+			 self->file);
+		ASSERT_EQ(0, system(cmd));
+		ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s apply 0",
+				   self->b, self->file));
+		EXPECT_EQ(1, r.status);
+		snprintf(cmd, sizeof(cmd), "bwapd: weights file: %s:%d:%d: %s\n",
+			 self->file, line_of(self->file, bad[i].line),
+			 bad[i].col, bad[i].says);
+		EXPECT_NE(NULL, strstr(r.out, cmd)) TH_LOG("want %s, got %s", cmd, r.out);
+	}
+	/* cut in half: where the text ends */
+	snprintf(cmd, sizeof(cmd), "head -c 300 %s > %s.cut && mv %s.cut %s",
+		 self->file, self->file, self->file, self->file);
 	ASSERT_EQ(0, system(cmd));
 	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s show", self->b,
 			   self->file));
 	EXPECT_EQ(1, r.status);
-	EXPECT_NE(NULL, strstr(r.out, "not valid JSON")) TH_LOG("%s", r.out);
+	snprintf(cmd, sizeof(cmd), "%s:%d:", self->file, line_of(self->file, NULL));
+	EXPECT_NE(NULL, strstr(r.out, cmd)) TH_LOG("want %s, got %s", cmd, r.out);
+	EXPECT_NE(NULL, strstr(r.out, ": JSON syntax error: unexpected end of data\n"))
+		TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "json_tokener")) TH_LOG("%s", r.out);
 	/* something else */
 	snprintf(cmd, sizeof(cmd), "echo '{\"format\": \"x\"}' > %s", self->file);
 	ASSERT_EQ(0, system(cmd));
 	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s show", self->b,
 			   self->file));
 	EXPECT_EQ(1, r.status);
-	EXPECT_NE(NULL, strstr(r.out, "not a canonical-weights file"));
+	snprintf(cmd, sizeof(cmd), "bwapd: weights file: %s:1:12: format: not a "
+		 "canonical-weights file (want \"bwapd-canonical-weights\")\n",
+		 self->file);
+	EXPECT_NE(NULL, strstr(r.out, cmd)) TH_LOG("want %s, got %s", cmd, r.out);
 }
 
 /* The real backend on a fake numa4 sysfs: HMAT fallback, then apply. */
@@ -803,6 +874,36 @@ TEST_F(cli, help_and_man_page_agree)
 	ASSERT_EQ(0, put(self->dir, "man.py", "%s", check));
 	snprintf(cmd, sizeof(cmd), "python3 %s/man.py %s %s >&2", self->dir,
 		 BWAPD_BIN, BWAPD_MAN);
+	EXPECT_EQ(0, system(cmd));
+}
+
+/*
+ * The man page as a reader sees it: mandoc finds nothing to warn about,
+ * and the SYNOPSIS shows each form of the command on a line of its own
+ * (wrapped when long), not one word per line.
+ */
+TEST_F(cli, man_page_renders)
+{
+	static const char check[] =
+		"import subprocess, sys\n"
+		"lint = subprocess.run(['mandoc', '-T', 'lint', '-W', 'warning', sys.argv[1]],\n"
+		"                      capture_output=True, text=True)\n"
+		"if lint.stdout or lint.stderr or lint.returncode:\n"
+		"    sys.exit('mandoc -T lint: ' + lint.stdout + lint.stderr)\n"
+		"text = subprocess.run('mandoc -T ascii -O width=80 %s | col -b' % sys.argv[1],\n"
+		"                      shell=True, capture_output=True, text=True).stdout\n"
+		"syn = text.split('\\nSYNOPSIS\\n')[1].split('\\n\\n')[0].splitlines()\n"
+		"forms = [l for l in syn if l.strip().startswith('bwapd')]\n"
+		"print(len(forms), 'forms on', len(syn), 'lines')\n"
+		"if len(forms) != 14 or len(syn) > 2 * len(forms):\n"
+		"    sys.exit('SYNOPSIS:\\n' + '\\n'.join(syn))\n";
+	char cmd[512];
+
+	if (system("command -v mandoc >/dev/null && command -v col >/dev/null"))
+		SKIP(return, "no mandoc or col");
+	ASSERT_EQ(0, put(self->dir, "render.py", "%s", check));
+	snprintf(cmd, sizeof(cmd), "python3 %s/render.py %s >&2", self->dir,
+		 BWAPD_MAN);
 	EXPECT_EQ(0, system(cmd));
 }
 
