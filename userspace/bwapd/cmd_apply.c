@@ -66,9 +66,11 @@ int cmd_apply(const struct opts *o, const char *arg)
 		nodes = json_object_new_array();
 		json_object_object_add(doc, "nodes", nodes);
 	} else {
+		/* the model's weights are not this machine's */
 		printf("%sworkers %s: global weights (%s)\n%-6s %4s %4s\n",
-		       o->dry_run ? "dry run: " : "", arg, BWAPD_WEIGHTS_DIR,
-		       "node", "old", "new");
+		       o->dry_run ? "dry run: " : "", arg, o->model ?
+		       "of the model only; this machine's are as they were" :
+		       BWAPD_WEIGHTS_DIR, "node", "old", "new");
 	}
 	for (i = 0; i < t.nr_nodes; i++) {
 		int keep = !want[i] || want[i] == old[i];
@@ -112,9 +114,10 @@ int cmd_apply(const struct opts *o, const char *arg)
 		bj_int(doc, "changed", changed);
 		bj_print(doc);
 	} else {
-		printf("%d of %d weights %s\n", changed,
+		printf("%d of %d weights %s%s\n", changed,
 		       __builtin_popcount(t.mem_nodes),
-		       o->dry_run ? "would change" : "changed");
+		       o->dry_run ? "would change" : "changed",
+		       o->model ? " in the model" : "");
 	}
 	return 0;
 }

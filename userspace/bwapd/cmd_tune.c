@@ -27,6 +27,7 @@ struct tune_log {
 	const char *name;
 	const char *run_dir;		/* NULL: no status file */
 	int started;			/* the tuning began: a summary at the end */
+	double start_stalls;		/* the metric at the start of a tuning */
 	struct bwapd_status st;
 	/* the run, for --plot */
 #define PLOT_POINTS	4096
@@ -98,6 +99,23 @@ static void status_update(struct tune_log *l, const char *state)
 	}
 }
 
+/* The end of a tuning, in words: where it left the weights, what it gained. */
+static void print_result(const struct tune_log *l,
+			 const struct bwapd_tune_result *r)
+{
+	char w[4 * BWM_MAX_NODES], gain[128] = "";
+
+	if (l->start_stalls > 0 && r->stall_rate >= 0)
+		snprintf(gain, sizeof(gain), "; %s %.4g -> %.4g (%.1f %% %s)",
+			 l->st.metric, l->start_stalls, r->stall_rate,
+			 100 * fabs(1 - r->stall_rate / l->start_stalls),
+			 r->stall_rate <= l->start_stalls ? "fewer" : "more");
+	printf("%s: DWP %.3f after %d steps, %llu pages moved; weights %s%s%s\n",
+	       l->name, r->dwp, r->steps, (unsigned long long)r->moved,
+	       bwm_weights_format(r->weights, l->nr_nodes, w, sizeof(w)), gain,
+	       r->failed ? " (some pages could not move: a node was full)" : "");
+}
+
 /* A --json event of the tuning stream: {"target": ..., "event": what, ...} */
 static json_object *tune_event(const struct tune_log *l, const char *what)
 {
@@ -142,6 +160,8 @@ static void log_step(void *arg, const struct bwapd_tune_step *st)
 	}
 	bwapd_status_step(&l->st, st);
 	status_update(l, l->st.state);
+	if (!st->step)
+		l->start_stalls = st->stall_rate;
 
 	if (l->json) {
 		json_object *e = json_object_new_object();
@@ -664,18 +684,20 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 			bj_num(e, "mapi", r.mapi, "%.6g");
 			if (r.skipped)
 				bj_num(e, "min_mapi", to.min_mapi, "%.6g");
+			bj_num(e, "start_stalls", l.start_stalls, "%.6g");
+			bj_num(e, "stalls", r.stall_rate, "%.6g");
+			bj_u8s(e, "weights", r.weights, l.nr_nodes);
 			bj_print(e);
 		} else if (r.skipped)
 			printf("%s: %.4g memory accesses per instruction, below %.4g: not "
 			       "memory-intensive, left at DWP 0\n", name, r.mapi,
 			       to.min_mapi);
 		else
-			printf("%s: DWP %.3f after %d steps, %llu pages moved%s\n",
-			       name, r.dwp, r.steps, (unsigned long long)r.moved,
-			       r.failed ? " (some could not move: a node was full)" : "");
+			print_result(&l, &r);
 		/* seen now, not when the watching ends: stdout may be a file */
 		fflush(stdout);
 		l.st.dwp = r.dwp;
+		memcpy(l.st.weights, r.weights, sizeof(l.st.weights));
 		if (!(o->watch >= 0) || r.skipped)
 			break;
 		status_update(&l, "watching");

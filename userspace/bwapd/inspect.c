@@ -308,9 +308,14 @@ static json_object *ints(const int *v, int n)
 	return a;
 }
 
-static void bj_null(json_object *o, const char *key)
+/* key: null, and key_why: why (the man page's promise for every null). */
+static void bj_null(json_object *o, const char *key, const char *why)
 {
+	char k[64];
+
 	json_object_object_add(o, key, NULL);
+	snprintf(k, sizeof(k), "%s_why", key);
+	bj_str(o, k, why);
 }
 
 int inspect_print_json(const struct inspect_report *r, int verbose)
@@ -369,10 +374,10 @@ int inspect_print_json(const struct inspect_report *r, int verbose)
 		bj_num(o, "access_balance", mt->access_balance, "%.6g");
 		bj_nums(o, "node_accesses", mt->node_acc, r->nr_nodes, "%.6g");
 	} else {
-		bj_null(o, "exclusivity");
-		bj_null(o, "locality");
-		bj_null(o, "page_balance");
-		bj_null(o, "access_balance");
+		bj_null(o, "exclusivity", r->metrics_why);
+		bj_null(o, "locality", r->metrics_why);
+		bj_null(o, "page_balance", r->metrics_why);
+		bj_null(o, "access_balance", r->metrics_why);
 	}
 	if (r->have_metrics && r->have_dynamicity) {
 		s = json_object_new_object();
@@ -380,7 +385,7 @@ int inspect_print_json(const struct inspect_report *r, int verbose)
 		bj_int(s, "compared", r->dyn_compared);
 		json_object_object_add(o, "dynamicity", s);
 	} else {
-		bj_null(o, "dynamicity");
+		bj_null(o, "dynamicity", r->metrics_why);
 	}
 
 	if (r->have_signature) {
@@ -402,8 +407,7 @@ int inspect_print_json(const struct inspect_report *r, int verbose)
 				       ints(r->asym_threads, r->nr_nodes));
 		json_object_object_add(o, "signature", s);
 	} else {
-		bj_null(o, "signature");
-		bj_str(o, "signature_why", r->signature_why);
+		bj_null(o, "signature", r->signature_why);
 	}
 
 	if (r->have_prediction) {
@@ -422,8 +426,7 @@ int inspect_print_json(const struct inspect_report *r, int verbose)
 			bj_str(s, "assumes", r->assumes);
 		json_object_object_add(o, "predicted", s);
 	} else {
-		bj_null(o, "predicted");
-		bj_str(o, "predicted_why", r->prediction_why);
+		bj_null(o, "predicted", r->prediction_why);
 	}
 	if (r->side_effects[0])
 		bj_str(o, "side_effects", r->side_effects);

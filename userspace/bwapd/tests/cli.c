@@ -135,6 +135,28 @@ static int json_check(const char *dir, const char *text, int lines,
 	return system(cmd);
 }
 
+/*
+ * Run bwapd with args (printf format) and check its standard output,
+ * one JSON document, with json_check's expr: 0 if bwapd exited 0 and
+ * expr holds; else what it printed is in the test's log.
+ */
+static int bwapd_json(const char *dir, const char *expr, const char *fmt, ...)
+{
+	static struct run r;
+	char args[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	if (bwapd(&r, -1, "%s 2>/dev/null", args))
+		return -1;
+	if (!r.status && !json_check(dir, r.out, 0, expr))
+		return 0;
+	fprintf(stderr, "# bwapd %s: exit status %d: %s\n", args, r.status, r.out);
+	return 1;
+}
+
 FIXTURE(cli)
 {
 	char dir[64];
@@ -193,6 +215,19 @@ TEST_F(cli, profile_show_apply_model)
 			   self->b, self->file));
 	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
 	EXPECT_NE(NULL, strstr(r.out, "would change")) TH_LOG("%s", r.out);
+	/* the model's weights change, not this machine's: no sysfs path */
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s apply 0", self->b, self->file));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "workers 0: global weights (of the model only; "
+			       "this machine's are as they were)\n")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "4 of 4 weights changed in the model\n")) TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "/sys/")) TH_LOG("%s", r.out);
+	/* a set with weights of its own is the same as no other */
+	EXPECT_EQ(0, bwapd_json(self->dir,
+		"[s['workers'] for s in d['worker_sets'] if s['same_as'] is None] == "
+		"['0', '0-1', '0-2', '0-3'] and "
+		"all(s['same_as'] != s['workers'] for s in d['worker_sets'])",
+		"--model %s --file %s show --json", self->b, self->file));
 }
 
 /*
@@ -414,6 +449,30 @@ TEST_F(cli, apply_writes_sysfs)
 	ASSERT_EQ(0, bwapd(&r, -1, "--root %s --file %s apply 0", self->dir,
 			   self->file));
 	EXPECT_NE(NULL, strstr(r.out, "0 of 4 weights changed"));
+	/* HMAT's figures are the firmware's, not measured */
+	ASSERT_EQ(0, bwapd(&r, -1, "--root %s --file %s show 0", self->dir, self->file));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "     59  firmware table\n")) TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "measured")) TH_LOG("%s", r.out);
+}
+
+/* A machine without HMAT: topology says there is none, not zeros. */
+TEST_F(cli, topology_without_hmat)
+{
+	char hmat[128];
+	struct run r;
+
+	ASSERT_EQ(0, fake_numa4(self->dir, 0, 1));
+	EXPECT_EQ(0, bwapd_json(self->dir, "[n['hmat'] for n in d['node']] == [None] * 4",
+				"--root %s topology --json", self->dir));
+	ASSERT_EQ(0, bwapd(&r, -1, "--root %s topology", self->dir));
+	EXPECT_NE(NULL, strstr(r.out, "384 MiB  -                   -         -       -       -   10  12  20  28\n"))
+		TH_LOG("%s", r.out);
+	snprintf(hmat, sizeof(hmat), "%s/hmat", self->dir);
+	ASSERT_EQ(0, mkdir(hmat, 0700));
+	ASSERT_EQ(0, fake_numa4(hmat, 1, 1));
+	EXPECT_EQ(0, bwapd_json(self->dir, "d['node'][0]['hmat']['read_bandwidth'] == 24000",
+				"--root %s topology --json", hmat));
 }
 
 TEST_F(cli, no_permission)
@@ -526,6 +585,10 @@ TEST_F(cli, weights_notation)
 	EXPECT_NE(NULL, strstr(r.out, "DWP 0.000  stalls 1.088      pages moved 438690   weights 30,15,3,1\n"))
 		TH_LOG("%s", r.out);
 	EXPECT_EQ(NULL, strstr(r.out, "notation")) TH_LOG("%s", r.out);
+	/* the summary: where it left the weights, and what that gained */
+	EXPECT_NE(NULL, strstr(r.out, "model: DWP 0.100 after 1 steps, 479722 pages moved; "
+			       "weights 71,30,6,2; stalls/instruction 1.088 -> 1.075 "
+			       "(1.2 % fewer)\n")) TH_LOG("%s", r.out);
 	ASSERT_EQ(0, bwapd(&r, -1, "%s --canonical 200:100:20:7", tune));
 	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
 	EXPECT_NE(NULL, strstr(r.out, "bwapd: --canonical 200:100:20:7: the old notation; "
@@ -552,6 +615,11 @@ TEST_F(cli, weights_notation)
 			   self->b, wl));
 	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
 	EXPECT_NE(NULL, strstr(r.out, "  weights        13,13,1,1  (1.08x")) TH_LOG("%s", r.out);
+	/* what could not be measured is null, with why */
+	EXPECT_EQ(0, bwapd_json(self->dir, "d['dynamicity'] is None and "
+		"d['dynamicity_why'] == 'a workload of the model keeps one behaviour' and "
+		"all(k[:-4] in d and d[k[:-4]] is None for k in d if k.endswith('_why'))",
+		"--model %s inspect --workload %s --workers 0-1 --json", self->b, wl));
 	EXPECT_NE(NULL, strstr(r.out, "with weights 13,13,1,1 (numactl -w 0-3 "
 			       "--weights=13,13,1,1), predicted 1.08x faster")) TH_LOG("%s", r.out);
 	/* status */
