@@ -147,6 +147,7 @@ int main(int argc, char **argv)
 		.log_level = BWAPD_LOG_INFO,
 	};
 	int seen[NR_OPTS] = { 0 };
+	char preset[4][BWAPD_PATH_MAX];
 	const char *arg;
 	struct words w;
 	int c, cmd;
@@ -180,6 +181,9 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	if (opts_metric(seen, &o, opts_cmd_name(cmd)))
 		return EXIT_USAGE;
+	/* a tuning of the model's workload touches nothing of this machine's */
+	if (cmd == C_TUNE && !o.pid && !seen[opts_index("run-dir")])
+		o.run_dir = "";
 	if ((cmd == C_TUNE || cmd == C_EXEC || cmd == C_DAEMON) &&
 	    bwapd_tune_opts_check(&o.tune)) {
 		bwapd_log(BWAPD_LOG_ERR, "bad tuner parameters (samples 1-1000 with "
@@ -187,6 +191,8 @@ int main(int argc, char **argv)
 			  "up to 126, rate >= 0)");
 		return EXIT_USAGE;
 	}
+	if (opts_presets(&o, preset))
+		return EXIT_USAGE;
 	if (cmd == C_EXEC)
 		return cmd_exec(&o, seen, &w);
 	if (cmd == C_INSPECT && w.rest && w.nr == 1)

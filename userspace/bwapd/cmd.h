@@ -68,6 +68,11 @@ int cmd_canonical_of(const struct opts *o, struct bwapd_backend *b,
 		     const struct bwapd_topology *t, uint32_t workers,
 		     double *frac, struct bwapd_machine_model **model);
 /*
+ * --plot's file can be written, checked before anything is tuned: 0, or 1
+ * with a message.
+ */
+int cmd_check_plot(const struct opts *o);
+/*
  * Tune a target: a process (pid), a process whose counters come from the
  * model (pid and --model/--workload), or a workload of the model (pid 0).
  */

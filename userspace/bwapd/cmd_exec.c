@@ -57,7 +57,7 @@ static int exec_and_tune(const struct opts *o, char **argv)
 	pid_t pid;
 
 	/* a real program on this machine, whatever counts its stalls */
-	if (cmd_open_here(o, &b, &topo))
+	if (cmd_check_plot(o) || cmd_open_here(o, &b, &topo))
 		return 1;
 	rc = bwapd_process_workers(0, &topo, &workers);
 	if (!rc)

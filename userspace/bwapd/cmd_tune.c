@@ -417,6 +417,32 @@ static void process_comm(pid_t pid, char *buf, size_t len)
 		snprintf(buf, len, "?");
 }
 
+int cmd_check_plot(const struct opts *o)
+{
+	char dir[BWAPD_PATH_MAX], why[BWAPD_PATH_MAX + 128], *slash;
+	const char *bad = o->plot;
+	int err;
+
+	if (!o->plot || !access(o->plot, W_OK))
+		return 0;
+	err = errno;
+	if (err == ENOENT) {
+		/* a new file: its directory must take it */
+		snprintf(dir, sizeof(dir), "%s", o->plot);
+		slash = strrchr(dir, '/');
+		if (!slash)
+			snprintf(dir, sizeof(dir), ".");
+		else
+			slash[slash == dir] = 0;	/* "/x.svg": "/" */
+		if (!access(dir, W_OK | X_OK))
+			return 0;
+		err = errno;
+		bad = dir;
+	}
+	snprintf(why, sizeof(why), "%s: %s; nothing tuned", bad, strerror(err));
+	return cmd_error("--plot", -err, why);
+}
+
 /*
  * Tune a target: a process (pid), a process whose counters come from the
  * model (pid and --model/--workload), or a workload of the model.
@@ -441,6 +467,8 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 	const char *result = "failed";
 	int ret, j, changed, rc = 1;
 
+	if (cmd_check_plot(o))
+		return 1;
 	memset(&l, 0, sizeof(l));
 	l.json = o->json;
 	/* a process: this machine's topology and weights, whatever counts */

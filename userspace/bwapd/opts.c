@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "opts.h"
@@ -55,7 +56,8 @@ static const struct optdef {
 	{ "file", K_STR, O(file), 0, 0, USES_FILE & ~B(C_RULE), "PATH",
 	  "canonical-weights file (default " BWAPD_DEFAULT_FILE ")" },
 	{ "model", K_STR, O(model), 0, 0, BACKEND, "MACHINE.json",
-	  "a machine of the NUMA bandwidth model instead of this one" },
+	  "a machine of the NUMA bandwidth model instead of this one: a\n"
+	  "file, or a preset's name (bwap-b)" },
 	{ "root", K_STR, O(root), 0, 0, BACKEND, "DIR",
 	  "read sysfs and /proc below DIR (a machine's tree, for tests)" },
 	{ "pmu-root", K_STR, O(pmu_root), 0, 0, BACKEND, "DIR",
@@ -87,7 +89,7 @@ static const struct optdef {
 	  "the process to tune, or to inspect" },
 	{ "workload", K_STR, O(workload), 0, 0, TUNERS | B(C_INSPECT), "W.json",
 	  "a workload of the model (with --model): tuned, or what counts a\n"
-	  "process's stalls" },
+	  "process's stalls; a file, or a preset's name (mixed)" },
 	{ "workers", K_STR, O(workers), 0, 0, B(C_TUNE) | B(C_INSPECT), "NODES",
 	  "the workload's worker nodes; inspect -- COMMAND: the nodes its\n"
 	  "threads are placed on (default: bwapd's own)" },
@@ -291,6 +293,15 @@ static int opt_value(const struct optdef *d, const char *arg, struct opts *o)
 	return EXIT_USAGE;
 }
 
+/* arg is --name or --name=VALUE: getopt_long takes abbreviations too. */
+static int whole_name(const char *arg, const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(arg, "--", 2) && !strncmp(arg + 2, name, n) &&
+	       (!arg[2 + n] || arg[2 + n] == '=');
+}
+
 /*
  * The options of argv into o, anywhere before "--"; seen[i] counts
  * optdefs[i] and w gets the other words.  0 or EXIT_USAGE.
@@ -300,7 +311,7 @@ int opts_parse(int argc, char **argv, struct opts *o, int *seen,
 {
 	struct option lo[NR_OPTS + 1];
 	unsigned int i;
-	int c;
+	int c, at;
 
 	memset(lo, 0, sizeof(lo));
 	memset(w, 0, sizeof(*w));
@@ -316,7 +327,15 @@ int opts_parse(int argc, char **argv, struct opts *o, int *seen,
 			w->rest = argv + optind + 1;
 			break;
 		}
+		at = optind ? optind : 1;
 		c = getopt_long(argc, argv, "+:", lo, NULL);
+		if (c >= 1000 && !whole_name(argv[at], optdefs[c - 1000].name)) {
+			bwapd_log(BWAPD_LOG_ERR, "%.*s: no such option (\"bwapd "
+				  "--help\"; options are spelled out: --%s?)",
+				  (int)strcspn(argv[at], "="), argv[at],
+				  optdefs[c - 1000].name);
+			return EXIT_USAGE;
+		}
 		if (c == -1) {
 			if (optind >= argc)
 				break;
@@ -337,6 +356,37 @@ int opts_parse(int argc, char **argv, struct opts *o, int *seen,
 		seen[i]++;
 		if (opt_value(&optdefs[i], optarg, o))
 			return EXIT_USAGE;
+	}
+	return 0;
+}
+
+int opts_presets(struct opts *o, char (*buf)[BWAPD_PATH_MAX])
+{
+	static const struct { size_t off; const char *opt, *kind, *what; } p[] = {
+		{ O(model), "model", "machines", "machine" },
+		{ O(predict_with), "predict-with", "machines", "machine" },
+		{ O(workload), "workload", "workloads", "workload" },
+		{ O(corun), "corun", "workloads", "workload" },
+	};
+	const char *dir = getenv("BWMODEL_DATA");
+	unsigned int i;
+
+	if (!dir || !*dir)
+		dir = BWAPD_MODEL_DIR;
+	for (i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
+		const char **v = (const char **)((char *)o + p[i].off);
+		size_t n = *v ? strlen(*v) : 0;
+
+		if (!n || strchr(*v, '/') || (n > 5 && !strcmp(*v + n - 5, ".json")))
+			continue;
+		snprintf(buf[i], BWAPD_PATH_MAX, "%s/%s/%s.json", dir, p[i].kind, *v);
+		if (access(buf[i], R_OK)) {
+			bwapd_log(BWAPD_LOG_ERR, "--%s %s: no preset %s \"%s\" in "
+				  "%s/%s (a file's name has a '/' or ends in .json)",
+				  p[i].opt, *v, p[i].what, *v, dir, p[i].kind);
+			return EXIT_USAGE;
+		}
+		*v = buf[i];
 	}
 	return 0;
 }

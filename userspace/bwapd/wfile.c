@@ -106,16 +106,26 @@ void bwapd_file_free(struct bwapd_file *f)
 	f->model = NULL;
 }
 
-static int mkdir_parent(const char *path)
+int bwapd_file_dir(const char *path, char *why, size_t len)
 {
 	char dir[4096], *slash;
+	struct stat st;
+	int ret;
 
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
 	if (!slash || slash == dir)
 		return 0;
 	*slash = 0;
-	return bwapd_mkdirs(dir);
+	/* the default's directory is bwapd's own; another is the admin's */
+	if (!strcmp(path, BWAPD_DEFAULT_FILE))
+		ret = bwapd_mkdirs(dir);
+	else
+		ret = stat(dir, &st) ? -errno : S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+	if (ret)
+		snprintf(why, len, "%s: %s (the directory of the weights file "
+			 "must exist)", dir, strerror(-ret));
+	return ret;
 }
 
 int bwapd_file_write(const char *path, const struct bwapd_topology *t,
@@ -154,9 +164,13 @@ int bwapd_file_write(const char *path, const struct bwapd_topology *t,
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 						    JSON_C_TO_STRING_SPACED);
 
-	ret = mkdir_parent(path);
+	ret = bwapd_file_dir(path, why, len);
+	if (ret) {
+		json_object_put(root);
+		return ret;
+	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	out = ret ? NULL : fopen(tmp, "w");
+	out = fopen(tmp, "w");
 	/* trusted when read back: not writable by group or others */
 	if (out && fchmod(fileno(out), 0644)) {
 		int err = errno;

@@ -169,6 +169,10 @@ FIXTURE_SETUP(cli)
 	ASSERT_NE(NULL, temp_dir(self->dir, sizeof(self->dir)));
 	snprintf(self->file, sizeof(self->file), "%s/w/canonical.json",
 		 self->dir);
+	/* the weights file's directory is the admin's to make */
+	*strrchr(self->file, '/') = 0;
+	ASSERT_EQ(0, mkdir(self->file, 0755));
+	self->file[strlen(self->file)] = '/';
 	preset("bwap-a", self->a, sizeof(self->a));
 	preset("bwap-b", self->b, sizeof(self->b));
 }
@@ -311,7 +315,7 @@ TEST_F(cli, unknown_worker_set)
 		  "bwapd: --workers: nodes 4-5 do not exist (the machine has nodes 0-3)\n" },
 		{ "inspect --workload " BWM_DATADIR "/workloads/mixed.json --workers 1,6", 2,
 		  "bwapd: --workers: node 6 does not exist (the machine has nodes 0-3)\n" },
-		{ "--file %s tune --workload x --workers 0-", 2,
+		{ "--file %s tune --workload x.json --workers 0-", 2,
 		  "bwapd: --workers: '0-' is not a node list (e.g. 0-1 or 0,2)\n" },
 	};
 	char args[1024];
@@ -678,6 +682,52 @@ TEST_F(cli, weights_paste_into_numactl)
 	EXPECT_EQ(NULL, strstr(r.out, "is not in 1-255")) TH_LOG("%s", r.out);
 }
 
+/*
+ * Options that surprised: a model's tuning leaves no status file behind
+ * unless asked to; a plot that cannot be written stops the tuning before
+ * it starts; profile makes no directory but its default's; preset names
+ * work in --model and --workload as in bwap-eval.
+ */
+TEST_F(cli, options_do_what_they_say)
+{
+	char missing[128], cmd[256];
+	struct stat st;
+	struct run r;
+	int had_run_dir = !stat(BWAPD_RUN_DIR, &st);
+
+	ASSERT_EQ(0, setenv("BWMODEL_DATA", BWM_DATADIR, 1));
+	ASSERT_EQ(0, bwapd(&r, -1, "--model bwap-b --file %s tune --workload mixed "
+			   "--workers 0 --max-steps 1", self->file));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "model: DWP ")) TH_LOG("%s", r.out);
+	if (!had_run_dir)
+		EXPECT_NE(0, stat(BWAPD_RUN_DIR, &st)) TH_LOG("a model run made " BWAPD_RUN_DIR);
+	ASSERT_EQ(0, bwapd(&r, -1, "--model bwap-x topology"));
+	EXPECT_EQ(2, r.status);
+	snprintf(cmd, sizeof(cmd), "bwapd: --model bwap-x: no preset machine \"bwap-x\" "
+		 "in %s/machines (a file's name has a '/' or ends in .json)\n", BWM_DATADIR);
+	EXPECT_NE(NULL, strstr(r.out, cmd)) TH_LOG("%s", r.out);
+	unsetenv("BWMODEL_DATA");
+	/* the plot's directory does not exist: refused before any step */
+	snprintf(missing, sizeof(missing), "%s/missing", self->dir);
+	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir '' --model %s --file %s tune --workload "
+			   "%s/workloads/mixed.json --workers 0 --plot %s/plot.svg",
+			   self->b, self->file, BWM_DATADIR, missing));
+	EXPECT_EQ(1, r.status);
+	snprintf(cmd, sizeof(cmd), "bwapd: --plot: %s: No such file or directory; "
+		 "nothing tuned\n", missing);
+	EXPECT_NE(NULL, strstr(r.out, cmd)) TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "step")) TH_LOG("%s", r.out);
+	/* a typo in --file's directory: said at once, nothing made */
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s/p.json profile", self->b, missing));
+	EXPECT_EQ(1, r.status);
+	snprintf(cmd, sizeof(cmd), "bwapd: --file: %s: No such file or directory (the "
+		 "directory of the weights file must exist)\n", missing);
+	EXPECT_NE(NULL, strstr(r.out, cmd)) TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "worker sets")) TH_LOG("%s", r.out);
+	EXPECT_NE(0, stat(missing, &st));
+}
+
 /* co-scheduled on the model; and what it refuses */
 TEST_F(cli, corun)
 {
@@ -860,6 +910,9 @@ TEST_F(cli, options_per_command)
 		{ "profile --seconds 5s", "--seconds: bad value '5s'" },
 		{ "tune --samples -3", "--samples: bad value '-3'" },
 		{ "--seed -1 topology", "--seed: bad value '-1'" },
+		{ "status --js", "--js: no such option (\"bwapd --help\"; options are "
+		  "spelled out: --json?)\n" },
+		{ "tune --worklo=x", "--worklo: no such option (" },
 		{ "--log-level loud status",
 		  "--log-level: bad value 'loud': want err, warning, info or debug\n" },
 		{ "tune --workload x --forward-only --metric instruction",
