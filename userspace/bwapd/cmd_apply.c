@@ -12,6 +12,28 @@
 #include "json_out.h"
 #include "log.h"
 
+/*
+ * Weights all alike are plain interleave: what the set of every node
+ * gives on a symmetric machine.  Said, as it is rarely what was meant.
+ */
+static void same_weights(const char *arg, const uint8_t *w, int n)
+{
+	int i, nr = 0, first = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!w[i])
+			continue;
+		if (nr++ && w[i] != first)
+			return;
+		first = w[i];
+	}
+	if (nr > 1)
+		bwapd_log(BWAPD_LOG_WARNING, "workers %s: every node has the same "
+			  "weight: weighted interleave then places pages as plain "
+			  "interleave does; apply the set of nodes the application "
+			  "runs on (\"bwapd show\" lists the sets)", arg);
+}
+
 int cmd_apply(const struct opts *o, const char *arg)
 {
 	struct bwapd_file f;
@@ -42,6 +64,7 @@ int cmd_apply(const struct opts *o, const char *arg)
 	}
 	memcpy(want, r->weights, sizeof(want));
 	bwapd_file_free(&f);
+	same_weights(arg, want, t.nr_nodes);
 	if (!o->dry_run && !o->model && geteuid() != 0) {
 		bwapd_backend_destroy(&b);
 		return cmd_error("apply", -EPERM,

@@ -219,6 +219,14 @@ TEST_F(cli, profile_show_apply_model)
 			   self->b, self->file));
 	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
 	EXPECT_NE(NULL, strstr(r.out, "would change")) TH_LOG("%s", r.out);
+	/* the set of every node on a symmetric machine: plain interleave */
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s apply --dry-run 0-3",
+			   self->b, self->file));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "bwapd: workers 0-3: every node has the same weight: "
+			       "weighted interleave then places pages as plain interleave "
+			       "does; apply the set of nodes the application runs on "
+			       "(\"bwapd show\" lists the sets)\n")) TH_LOG("%s", r.out);
 	/* the model's weights change, not this machine's: no sysfs path */
 	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s apply 0", self->b, self->file));
 	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
