@@ -230,7 +230,8 @@ kernels:
 # The host-side tests; failures are reported by prove at the end. The
 # model's and bwapd's tests are built first as stages of their own: a
 # build that fails prints its compiler messages here and fails the run
-# as build-model.tap or build-bwapd.tap.
+# as build-model.tap or build-bwapd.tap.  numactl's come before bwapd's,
+# whose tests paste bwapd's weights into the numactl they build.
 host-tests:
 	@for b in $(BASES); do BASE=$$b scripts/checkpatch.sh \
 		--out $(R)/host/tap/checkpatch-$$b.tap >/dev/null || true; done
@@ -238,11 +239,11 @@ host-tests:
 	@scripts/manlint.sh >/dev/null || true
 	@scripts/build-stage.sh model $(R)/host/tap/build-model.tap \
 		$(MODEL_MAKE) tests && $(MAKE) --no-print-directory model-check || true
+	@$(TIMED) " numactl host tests" $(MAKE) --no-print-directory numactl-check \
+		numactl-package-check >/dev/null 2>&1 || true
 	@scripts/build-stage.sh bwapd $(R)/host/tap/build-bwapd.tap \
 		$(BWAPD_MAKE) tests && $(MAKE) --no-print-directory bwapd-check || true
 	@$(MAKE) --no-print-directory bwapd-package-check >/dev/null 2>&1 || true
-	@$(TIMED) " numactl host tests" $(MAKE) --no-print-directory numactl-check \
-		numactl-package-check >/dev/null 2>&1 || true
 
 # Every test program in every topology, on the kernel of every base, then
 # the bases compared test case by test case. Test failures are reported by

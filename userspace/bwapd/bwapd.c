@@ -96,18 +96,39 @@ int cmd_load_file(const struct opts *o, struct bwapd_backend *b,
 	return 0;
 }
 
-int cmd_parse_workers(const char *arg, uint32_t *w)
+int cmd_parse_workers(const char *what, const char *arg, uint32_t *w)
 {
 	if (bwapd_nodelist_parse(arg, w)) {
-		bwapd_log(BWAPD_LOG_ERR, "'%s' is not a node list (e.g. 0-1 or 0,2)",
-			arg);
+		bwapd_log(BWAPD_LOG_ERR, "%s: '%s' is not a node list (e.g. 0-1 "
+			  "or 0,2)", what, arg);
 		return 1;
 	}
 	return 0;
 }
 
+int cmd_check_nodes(const char *what, uint32_t mask, int nr_nodes)
+{
+	uint32_t extra = (uint32_t)(mask & ~((1ull << nr_nodes) - 1));
+	char list[64];
+
+	if (!extra)
+		return 0;
+	bwapd_log(BWAPD_LOG_ERR, "%s: node%s %s do%s not exist (the machine has "
+		  "nodes 0-%d)", what, extra & (extra - 1) ? "s" : "",
+		  bwapd_nodelist_format(extra, list, sizeof(list)),
+		  extra & (extra - 1) ? "" : "es", nr_nodes - 1);
+	return EXIT_USAGE;
+}
+
 int cmd_unknown_set(const struct bwapd_file *f, const char *arg)
 {
+	uint32_t mask;
+	char what[96];
+
+	snprintf(what, sizeof(what), "workers %s", arg);
+	if (!bwapd_nodelist_parse(arg, &mask) &&
+	    cmd_check_nodes(what, mask, f->nr_nodes))
+		return EXIT_USAGE;
 	bwapd_log(BWAPD_LOG_ERR,
 		"no canonical weights for workers %s in the file (%d sets;"
 		" \"bwapd show\" lists them, \"bwapd profile --all\" profiles"
@@ -126,6 +147,7 @@ int main(int argc, char **argv)
 		.log_level = BWAPD_LOG_INFO,
 	};
 	int seen[NR_OPTS] = { 0 };
+	char preset[4][BWAPD_PATH_MAX];
 	const char *arg;
 	struct words w;
 	int c, cmd;
@@ -159,6 +181,9 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	if (opts_metric(seen, &o, opts_cmd_name(cmd)))
 		return EXIT_USAGE;
+	/* a tuning of the model's workload touches nothing of this machine's */
+	if (cmd == C_TUNE && !o.pid && !seen[opts_index("run-dir")])
+		o.run_dir = "";
 	if ((cmd == C_TUNE || cmd == C_EXEC || cmd == C_DAEMON) &&
 	    bwapd_tune_opts_check(&o.tune)) {
 		bwapd_log(BWAPD_LOG_ERR, "bad tuner parameters (samples 1-1000 with "
@@ -166,6 +191,8 @@ int main(int argc, char **argv)
 			  "up to 126, rate >= 0)");
 		return EXIT_USAGE;
 	}
+	if (opts_presets(&o, preset))
+		return EXIT_USAGE;
 	if (cmd == C_EXEC)
 		return cmd_exec(&o, seen, &w);
 	if (cmd == C_INSPECT && w.rest && w.nr == 1)

@@ -24,14 +24,22 @@ int cmd_open_here(const struct opts *o, struct bwapd_backend *b,
 		  struct bwapd_topology *t);
 /* What profiling falls back to without counters: "hmat" or "slit". */
 const char *cmd_fallback_name(const struct bwapd_topology *t);
-/* A node list, or 1 with a message. */
-int cmd_parse_workers(const char *arg, uint32_t *w);
+/* A node list, or 1 with a message naming what (the option). */
+int cmd_parse_workers(const char *what, const char *arg, uint32_t *w);
 /* Where DAMON's record is: the run directory, or /run/bwapd without one. */
 const char *cmd_damon_dir(const struct opts *o);
 /* The backend and the weights file (bwapd_file_free); 0, or 1 with a message. */
 int cmd_load_file(const struct opts *o, struct bwapd_backend *b,
 		  struct bwapd_topology *t, struct bwapd_file *f);
-/* The file has no entry for workers arg: the message; returns 1. */
+/*
+ * Every node of mask is below nr_nodes: 0, or EXIT_USAGE with a message
+ * that starts with what ("--workers 0-5").
+ */
+int cmd_check_nodes(const char *what, uint32_t mask, int nr_nodes);
+/*
+ * The file has no entry for workers arg: the message; returns 1, or
+ * EXIT_USAGE for a node the machine does not have.
+ */
 int cmd_unknown_set(const struct bwapd_file *f, const char *arg);
 
 /* ---- the weights as show prints them (cmd_show.c), also for profile ---- */
@@ -54,10 +62,16 @@ int cmd_machine_of(const struct opts *o, const struct bwapd_topology *t,
  * The canonical shares of the workers: the file's; for a set the file
  * skipped, its model's; or measured now.  If model is not NULL, *model is
  * the file's model of the machine (malloc'd; NULL: none), read with it.
+ * -EDOM: --canonical has not one weight per node (a usage error).
  */
 int cmd_canonical_of(const struct opts *o, struct bwapd_backend *b,
 		     const struct bwapd_topology *t, uint32_t workers,
 		     double *frac, struct bwapd_machine_model **model);
+/*
+ * --plot's file can be written, checked before anything is tuned: 0, or 1
+ * with a message.
+ */
+int cmd_check_plot(const struct opts *o);
 /*
  * Tune a target: a process (pid), a process whose counters come from the
  * model (pid and --model/--workload), or a workload of the model (pid 0).

@@ -12,6 +12,28 @@
 #include "json_out.h"
 #include "log.h"
 
+/*
+ * Weights all alike are plain interleave: what the set of every node
+ * gives on a symmetric machine.  Said, as it is rarely what was meant.
+ */
+static void same_weights(const char *arg, const uint8_t *w, int n)
+{
+	int i, nr = 0, first = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!w[i])
+			continue;
+		if (nr++ && w[i] != first)
+			return;
+		first = w[i];
+	}
+	if (nr > 1)
+		bwapd_log(BWAPD_LOG_WARNING, "workers %s: every node has the same "
+			  "weight: weighted interleave then places pages as plain "
+			  "interleave does; apply the set of nodes the application "
+			  "runs on (\"bwapd show\" lists the sets)", arg);
+}
+
 int cmd_apply(const struct opts *o, const char *arg)
 {
 	struct bwapd_file f;
@@ -29,7 +51,7 @@ int cmd_apply(const struct opts *o, const char *arg)
 		opts_usage(stderr, C_APPLY);
 		return EXIT_USAGE;
 	}
-	if (cmd_parse_workers(arg, &workers))
+	if (cmd_parse_workers("apply", arg, &workers))
 		return EXIT_USAGE;
 	if (cmd_load_file(o, &b, &t, &f))
 		return 1;
@@ -42,6 +64,7 @@ int cmd_apply(const struct opts *o, const char *arg)
 	}
 	memcpy(want, r->weights, sizeof(want));
 	bwapd_file_free(&f);
+	same_weights(arg, want, t.nr_nodes);
 	if (!o->dry_run && !o->model && geteuid() != 0) {
 		bwapd_backend_destroy(&b);
 		return cmd_error("apply", -EPERM,
@@ -66,9 +89,11 @@ int cmd_apply(const struct opts *o, const char *arg)
 		nodes = json_object_new_array();
 		json_object_object_add(doc, "nodes", nodes);
 	} else {
+		/* the model's weights are not this machine's */
 		printf("%sworkers %s: global weights (%s)\n%-6s %4s %4s\n",
-		       o->dry_run ? "dry run: " : "", arg, BWAPD_WEIGHTS_DIR,
-		       "node", "old", "new");
+		       o->dry_run ? "dry run: " : "", arg, o->model ?
+		       "of the model only; this machine's are as they were" :
+		       BWAPD_WEIGHTS_DIR, "node", "old", "new");
 	}
 	for (i = 0; i < t.nr_nodes; i++) {
 		int keep = !want[i] || want[i] == old[i];
@@ -112,9 +137,10 @@ int cmd_apply(const struct opts *o, const char *arg)
 		bj_int(doc, "changed", changed);
 		bj_print(doc);
 	} else {
-		printf("%d of %d weights %s\n", changed,
+		printf("%d of %d weights %s%s\n", changed,
 		       __builtin_popcount(t.mem_nodes),
-		       o->dry_run ? "would change" : "changed");
+		       o->dry_run ? "would change" : "changed",
+		       o->model ? " in the model" : "");
 	}
 	return 0;
 }

@@ -57,14 +57,17 @@ static int exec_and_tune(const struct opts *o, char **argv)
 	pid_t pid;
 
 	/* a real program on this machine, whatever counts its stalls */
-	if (cmd_open_here(o, &b, &topo))
+	if (cmd_check_plot(o) || cmd_open_here(o, &b, &topo))
 		return 1;
-	if (bwapd_process_workers(0, &topo, &workers) ||
-	    cmd_canonical_of(o, &b, &topo, workers, canon, NULL) ||
-	    bwapd_dwp_weights(canon, topo.nr_nodes, workers, 0,
-			      o->tune.u8_err, w)) {
+	rc = bwapd_process_workers(0, &topo, &workers);
+	if (!rc)
+		rc = cmd_canonical_of(o, &b, &topo, workers, canon, NULL);
+	if (!rc)
+		rc = bwapd_dwp_weights(canon, topo.nr_nodes, workers, 0,
+				       o->tune.u8_err, w);
+	if (rc) {
 		bwapd_backend_destroy(&b);
-		return 1;
+		return rc == -EDOM ? EXIT_USAGE : 1;	/* --canonical's count */
 	}
 	bwapd_backend_destroy(&b);
 	/* --global: the DWP 0 weights become the global ones now */

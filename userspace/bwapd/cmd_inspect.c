@@ -43,13 +43,15 @@ static int inspect_workload(const struct opts *o)
 			return EXIT_USAGE;
 		}
 	}
-	if (o->workers && cmd_parse_workers(o->workers, &workers))
+	if (o->workers && cmd_parse_workers("--workers", o->workers, &workers))
 		return EXIT_USAGE;
 	if (bwm_machine_load(o->model, &m, &err)) {
 		bwapd_log(BWAPD_LOG_ERR, "--model: %s",
 			  bwm_error_format(&err, o->model, msg, sizeof(msg)));
 		return 1;
 	}
+	if (cmd_check_nodes("--workers", workers, m.nr_nodes))
+		return EXIT_USAGE;
 	if (bwm_workload_load(o->workload, &wl, &err) ||
 	    bwm_workload_bind(&m, &wl, workers, 0, &err)) {
 		bwapd_log(BWAPD_LOG_ERR, "%s",
@@ -178,7 +180,8 @@ int cmd_inspect_exec(const struct opts *o, char **argv)
 	if (ret)
 		return ret;
 	if (o->workers) {
-		if (cmd_parse_workers(o->workers, &nodes))
+		if (cmd_parse_workers("--workers", o->workers, &nodes) ||
+		    cmd_check_nodes("--workers", nodes, topo.nr_nodes))
 			return EXIT_USAGE;
 	} else if (bwapd_process_workers(0, &topo, &nodes)) {
 		return cmd_error("inspect", -EINVAL, "bwapd's own CPUs");

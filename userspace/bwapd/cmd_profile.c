@@ -116,6 +116,10 @@ int cmd_profile(const struct opts *o)
 	int ret, i, counters = 0;
 	time_t now = time(NULL);
 
+	/* where the file goes, before minutes of measuring */
+	ret = bwapd_file_dir(o->file, why, sizeof(why));
+	if (ret)
+		return cmd_error("--file", ret, why);
 	if (cmd_open_backend(o, &b, &t))
 		return 1;
 	ret = bwapd_sets_enumerate(&t, &o->sets, &sets);

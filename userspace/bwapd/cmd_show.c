@@ -79,9 +79,10 @@ static void show_table(const struct bwapd_file *f, int nr_nodes,
 		       bwapd_source_name(r->source));
 		for (j = 0; j < nr_nodes; j++)
 			printf(" %6u", r->weights[j]);
-		printf(" %6d  %s\n", r->cycle, r->same_as == r->workers ?
-		       "measured" : bwapd_nodelist_format(r->same_as, list,
-							  sizeof(list)));
+		printf(" %6d  %s\n", r->cycle, r->same_as != r->workers ?
+		       bwapd_nodelist_format(r->same_as, list, sizeof(list)) :
+		       r->source == BWAPD_SRC_COUNTERS ? "measured" :
+		       "firmware table");
 	}
 	if (!k || !k->have)
 		return;
@@ -129,7 +130,12 @@ static void show_json(const struct bwapd_file *f, int nr_nodes,
 		js = json_object_new_object();
 		bj_str(js, "workers", bwapd_nodelist_format(r->workers, list, sizeof(list)));
 		bj_str(js, "source", bwapd_source_name(r->source));
-		bj_str(js, "same_as", bwapd_nodelist_format(r->same_as, list, sizeof(list)));
+		/* null: its own weights, not another set's */
+		if (r->same_as == r->workers)
+			json_object_object_add(js, "same_as", NULL);
+		else
+			bj_str(js, "same_as", bwapd_nodelist_format(r->same_as,
+					list, sizeof(list)));
 		bj_u8s(js, "weights", r->weights, nr_nodes);
 		bj_nums(js, "fractions", r->frac, nr_nodes, "%.6f");
 		bj_nums(js, "minbw", r->minbw, nr_nodes, "%.6g");
@@ -169,7 +175,7 @@ int cmd_show(const struct opts *o, const char *arg)
 	uint32_t only = 0;
 	int rc = 0;
 
-	if (arg && cmd_parse_workers(arg, &only))
+	if (arg && cmd_parse_workers("show", arg, &only))
 		return EXIT_USAGE;
 	if (cmd_load_file(o, &b, &t, &f))
 		return 1;

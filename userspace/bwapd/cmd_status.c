@@ -2,7 +2,10 @@
 /*
  * bwapd status: what every tuner is doing, from their status files.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "json_out.h"
@@ -35,10 +38,17 @@ int cmd_status(const struct opts *o)
 {
 	static struct bwapd_status st[256];
 	json_object *doc, *list;
-	char w[8 * BWAPD_MAX_NODES], cmd[64];
+	char w[4 * BWM_MAX_NODES], cmd[64];
+	struct stat sb;
 	int i, j, n;
-	size_t off;
 
+	/* no tuner has run yet where they run by default; elsewhere, a typo */
+	if (strcmp(o->run_dir, BWAPD_RUN_DIR) && stat(o->run_dir, &sb)) {
+		char why[512];
+
+		snprintf(why, sizeof(why), "%s: %s", o->run_dir, strerror(errno));
+		return cmd_error("--run-dir", -errno, why);
+	}
 	n = bwapd_status_list(o->run_dir, st, 256);
 	if (n < 0)
 		return cmd_error("status", n, NULL);
@@ -60,11 +70,7 @@ int cmd_status(const struct opts *o)
 		const struct bwapd_status *s = &st[i];
 		char pid[16];
 
-		for (j = 0, off = 0; j < s->nr_nodes && off < sizeof(w); j++)
-			off += (size_t)snprintf(w + off, sizeof(w) - off, "%s%u",
-						j ? ":" : "", s->weights[j]);
-		if (!s->nr_nodes)
-			w[0] = 0;
+		bwm_weights_format(s->weights, s->nr_nodes, w, sizeof(w));
 		/* a command name is any bytes: no terminal controls */
 		snprintf(cmd, sizeof(cmd), "%s", s->command);
 		for (j = 0; cmd[j]; j++)

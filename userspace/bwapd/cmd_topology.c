@@ -8,6 +8,13 @@
 #include "cmd.h"
 #include "json_out.h"
 
+/* Whether the firmware's HMAT gives the node any figure. */
+static int has_hmat(const struct bwapd_node *n)
+{
+	return n->initiators || n->read_bw || n->write_bw || n->read_lat ||
+	       n->write_lat;
+}
+
 int cmd_topology(const struct opts *o)
 {
 	struct bwapd_backend b;
@@ -43,12 +50,16 @@ int cmd_topology(const struct opts *o)
 			for (j = 0; j < t.nr_nodes; j++)
 				json_object_array_add(d, json_object_new_int(n->distance[j]));
 			json_object_object_add(jn, "distance", d);
-			h = json_object_new_object();
-			bj_str(h, "initiators", bwapd_nodelist_format(n->initiators, list, sizeof(list)));
-			bj_int(h, "read_bandwidth", n->read_bw);
-			bj_int(h, "write_bandwidth", n->write_bw);
-			bj_int(h, "read_latency", n->read_lat);
-			bj_int(h, "write_latency", n->write_lat);
+			/* null: the firmware gives no HMAT figures for it */
+			h = NULL;
+			if (has_hmat(n)) {
+				h = json_object_new_object();
+				bj_str(h, "initiators", bwapd_nodelist_format(n->initiators, list, sizeof(list)));
+				bj_int(h, "read_bandwidth", n->read_bw);
+				bj_int(h, "write_bandwidth", n->write_bw);
+				bj_int(h, "read_latency", n->read_lat);
+				bj_int(h, "write_latency", n->write_lat);
+			}
 			json_object_object_add(jn, "hmat", h);
 			json_object_array_add(nodes, jn);
 		}
@@ -63,12 +74,14 @@ int cmd_topology(const struct opts *o)
 		for (i = 0; i < t.nr_nodes; i++) {
 			const struct bwapd_node *n = &t.node[i];
 
-			printf("%-5d %5d %7llu MiB  %-11s %9u %9u %7u %7u ", i,
-			       n->nr_cpus,
+			printf("%-5d %5d %7llu MiB  %-11s ", i, n->nr_cpus,
 			       (unsigned long long)(n->mem_bytes >> 20),
-			       n->initiators ? bwapd_nodelist_format(n->initiators, list, sizeof(list)) : "-",
-			       n->read_bw, n->write_bw, n->read_lat,
-			       n->write_lat);
+			       n->initiators ? bwapd_nodelist_format(n->initiators, list, sizeof(list)) : "-");
+			if (has_hmat(n))
+				printf("%9u %9u %7u %7u ", n->read_bw, n->write_bw,
+				       n->read_lat, n->write_lat);
+			else
+				printf("%9s %9s %7s %7s ", "-", "-", "-", "-");
 			for (j = 0; j < t.nr_nodes; j++)
 				printf(" %3d", n->distance[j]);
 			printf("\n");

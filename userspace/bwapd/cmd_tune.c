@@ -27,6 +27,7 @@ struct tune_log {
 	const char *name;
 	const char *run_dir;		/* NULL: no status file */
 	int started;			/* the tuning began: a summary at the end */
+	double start_stalls;		/* the metric at the start of a tuning */
 	struct bwapd_status st;
 	/* the run, for --plot */
 #define PLOT_POINTS	4096
@@ -98,6 +99,23 @@ static void status_update(struct tune_log *l, const char *state)
 	}
 }
 
+/* The end of a tuning, in words: where it left the weights, what it gained. */
+static void print_result(const struct tune_log *l,
+			 const struct bwapd_tune_result *r)
+{
+	char w[4 * BWM_MAX_NODES], gain[128] = "";
+
+	if (l->start_stalls > 0 && r->stall_rate >= 0)
+		snprintf(gain, sizeof(gain), "; %s %.4g -> %.4g (%.1f %% %s)",
+			 l->st.metric, l->start_stalls, r->stall_rate,
+			 100 * fabs(1 - r->stall_rate / l->start_stalls),
+			 r->stall_rate <= l->start_stalls ? "fewer" : "more");
+	printf("%s: DWP %.3f after %d steps, %llu pages moved; weights %s%s%s\n",
+	       l->name, r->dwp, r->steps, (unsigned long long)r->moved,
+	       bwm_weights_format(r->weights, l->nr_nodes, w, sizeof(w)), gain,
+	       r->failed ? " (some pages could not move: a node was full)" : "");
+}
+
 /* A --json event of the tuning stream: {"target": ..., "event": what, ...} */
 static json_object *tune_event(const struct tune_log *l, const char *what)
 {
@@ -133,7 +151,7 @@ static void tune_summary(const struct tune_log *l,
 static void log_step(void *arg, const struct bwapd_tune_step *st)
 {
 	struct tune_log *l = arg;
-	int j;
+	char w[4 * BWM_MAX_NODES];
 
 	if (l->nr < PLOT_POINTS) {
 		l->t[l->nr] = st->seconds;
@@ -142,6 +160,8 @@ static void log_step(void *arg, const struct bwapd_tune_step *st)
 	}
 	bwapd_status_step(&l->st, st);
 	status_update(l, l->st.state);
+	if (!st->step)
+		l->start_stalls = st->stall_rate;
 
 	if (l->json) {
 		json_object *e = json_object_new_object();
@@ -164,12 +184,10 @@ static void log_step(void *arg, const struct bwapd_tune_step *st)
 
 		if (st->stall_rate >= 0)
 			snprintf(stalls, sizeof(stalls), "%.4g", st->stall_rate);
-		printf("%-8s step %2d %-6s t=%8.3fs  DWP %.3f  stalls %-10s pages moved %-8llu weights",
+		printf("%-8s step %2d %-6s t=%8.3fs  DWP %.3f  stalls %-10s pages moved %-8llu weights %s\n",
 		       l->name, st->step, st->what, st->seconds, st->dwp,
-		       stalls, (unsigned long long)st->migration.moved);
-		for (j = 0; j < l->nr_nodes; j++)
-			printf("%s%u", j ? ":" : " ", st->weights[j]);
-		printf("\n");
+		       stalls, (unsigned long long)st->migration.moved,
+		       bwm_weights_format(st->weights, l->nr_nodes, w, sizeof(w)));
 	}
 	fflush(stdout);
 }
@@ -191,25 +209,15 @@ int cmd_canonical_of(const struct opts *o, struct bwapd_backend *b,
 		*model = NULL;
 	bwapd_nodelist_format(workers, list, sizeof(list));
 	if (o->canonical) {
-		uint8_t w[BWAPD_MAX_NODES] = { 0 };
-		int n = 0;
-		const char *p = o->canonical;
-		char *end;
+		uint8_t w[BWM_MAX_NODES];
+		/* its notation was checked with the options */
+		int n = bwm_weights_parse(o->canonical, w, BWM_MAX_NODES, NULL);
 
-		while (*p && n < t->nr_nodes) {
-			long v = strtol(p, &end, 10);
-
-			if (end == p || v < 0 || v > 255 || (*end && *end != ':'))
-				break;
-			w[n++] = (uint8_t)v;
-			p = *end ? end + 1 : end;
-		}
-		if (*p || n != t->nr_nodes ||
-		    bwm_weights_to_fractions(w, n, frac)) {
-			bwapd_log(BWAPD_LOG_ERR, "--canonical %s: want %d weights 0-255 "
-				"separated by ':', not all 0", o->canonical,
-				t->nr_nodes);
-			return -EINVAL;
+		if (n != t->nr_nodes || bwm_weights_to_fractions(w, n, frac)) {
+			bwapd_log(BWAPD_LOG_ERR, "--canonical %s: %d weights for the "
+				  "%d nodes of this machine: want one per node, in "
+				  "node order", o->canonical, n, t->nr_nodes);
+			return -EDOM;
 		}
 		/* the file's model all the same, where there is one */
 		if (model && !bwapd_file_read(o->file, t, &f, why, sizeof(why))) {
@@ -358,7 +366,8 @@ static int corun_targets(const struct opts *o, const struct bwm_machine *m,
 		bwapd_log(BWAPD_LOG_ERR, "--corun needs --corun-workers, and no --pid");
 		return EXIT_USAGE;
 	}
-	if (cmd_parse_workers(o->corun_workers, &hw) ||
+	if (cmd_parse_workers("--corun-workers", o->corun_workers, &hw) ||
+	    cmd_check_nodes("--corun-workers", hw, m->nr_nodes) ||
 	    load_workload(o->corun, m, hw, &two[0]))
 		return EXIT_USAGE;
 	two[1] = *wl;
@@ -408,6 +417,32 @@ static void process_comm(pid_t pid, char *buf, size_t len)
 		snprintf(buf, len, "?");
 }
 
+int cmd_check_plot(const struct opts *o)
+{
+	char dir[BWAPD_PATH_MAX], why[BWAPD_PATH_MAX + 128], *slash;
+	const char *bad = o->plot;
+	int err;
+
+	if (!o->plot || !access(o->plot, W_OK))
+		return 0;
+	err = errno;
+	if (err == ENOENT) {
+		/* a new file: its directory must take it */
+		snprintf(dir, sizeof(dir), "%s", o->plot);
+		slash = strrchr(dir, '/');
+		if (!slash)
+			snprintf(dir, sizeof(dir), ".");
+		else
+			slash[slash == dir] = 0;	/* "/x.svg": "/" */
+		if (!access(dir, W_OK | X_OK))
+			return 0;
+		err = errno;
+		bad = dir;
+	}
+	snprintf(why, sizeof(why), "%s: %s; nothing tuned", bad, strerror(err));
+	return cmd_error("--plot", -err, why);
+}
+
 /*
  * Tune a target: a process (pid), a process whose counters come from the
  * model (pid and --model/--workload), or a workload of the model.
@@ -432,6 +467,8 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 	const char *result = "failed";
 	int ret, j, changed, rc = 1;
 
+	if (cmd_check_plot(o))
+		return 1;
 	memset(&l, 0, sizeof(l));
 	l.json = o->json;
 	/* a process: this machine's topology and weights, whatever counts */
@@ -445,7 +482,8 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 		bwapd_backend_destroy(&b);
 		return 1;
 	}
-	if (o->workers && cmd_parse_workers(o->workers, &workers)) {
+	if (o->workers && (cmd_parse_workers("--workers", o->workers, &workers) ||
+			   cmd_check_nodes("--workers", workers, topo.nr_nodes))) {
 		bwapd_backend_destroy(&b);
 		return EXIT_USAGE;
 	}
@@ -545,8 +583,11 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 	}
 	l.nr_nodes = t->nr_nodes;
 	l.name = name;
-	if (cmd_canonical_of(o, &b, &topo, workers, canon, &file_model))
+	ret = cmd_canonical_of(o, &b, &topo, workers, canon, &file_model);
+	if (ret) {
+		rc = ret == -EDOM ? EXIT_USAGE : 1;	/* --canonical's count */
 		goto out;
+	}
 	/* what the tuner predicts with; --model's machine only plays the hardware */
 	if (!to.dwp_only && !to.forward_only) {
 		if (cmd_machine_of(o, &topo, file_model, &known))
@@ -671,18 +712,20 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 			bj_num(e, "mapi", r.mapi, "%.6g");
 			if (r.skipped)
 				bj_num(e, "min_mapi", to.min_mapi, "%.6g");
+			bj_num(e, "start_stalls", l.start_stalls, "%.6g");
+			bj_num(e, "stalls", r.stall_rate, "%.6g");
+			bj_u8s(e, "weights", r.weights, l.nr_nodes);
 			bj_print(e);
 		} else if (r.skipped)
 			printf("%s: %.4g memory accesses per instruction, below %.4g: not "
 			       "memory-intensive, left at DWP 0\n", name, r.mapi,
 			       to.min_mapi);
 		else
-			printf("%s: DWP %.3f after %d steps, %llu pages moved%s\n",
-			       name, r.dwp, r.steps, (unsigned long long)r.moved,
-			       r.failed ? " (some could not move: a node was full)" : "");
+			print_result(&l, &r);
 		/* seen now, not when the watching ends: stdout may be a file */
 		fflush(stdout);
 		l.st.dwp = r.dwp;
+		memcpy(l.st.weights, r.weights, sizeof(l.st.weights));
 		if (!(o->watch >= 0) || r.skipped)
 			break;
 		status_update(&l, "watching");

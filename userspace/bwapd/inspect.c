@@ -105,9 +105,8 @@ static int busiest(const struct bwm_access_metrics *mt, int n)
 
 void inspect_verdict(struct inspect_report *r)
 {
-	char *v = r->verdict, w[72], part[384];
+	char *v = r->verdict, w[4 * BWM_MAX_NODES], args[256], part[640];
 	size_t len = sizeof(r->verdict), off = 0;
-	int j, o = 0;
 
 	v[0] = '\0';
 	if (r->have_prediction)
@@ -150,13 +149,13 @@ void inspect_verdict(struct inspect_report *r)
 				  "node");
 	}
 	if (r->have_prediction) {
-		for (j = 0; j < r->nr_nodes && o < (int)sizeof(w) - 8; j++)
-			o += snprintf(w + o, sizeof(w) - o, "%s%u", j ? ":" : "",
-				      r->weights[j]);
+		bwm_weights_format(r->weights, r->nr_nodes, w, sizeof(w));
 		if (r->gain >= WORTH_CHANGING)
 			snprintf(part, sizeof(part),
-				 "; interleave all of it with weights %s: predicted "
-				 "%.2fx faster%s", w, r->gain,
+				 "; interleave all of it with weights %s (numactl "
+				 "%s), predicted %.2fx faster%s", w,
+				 bwapd_numactl_args(r->weights, r->nr_nodes, args,
+						    sizeof(args)), r->gain,
 				 r->have_metrics &&
 				 r->metrics.exclusivity >= PRIVATE_DOMINATES ?
 				 " (bandwidth outweighs the locality of its "
@@ -202,7 +201,7 @@ static void print_row(const char *label, const uint64_t *v, int n)
 void inspect_print_text(const struct inspect_report *r, int verbose)
 {
 	const struct bwm_access_metrics *mt = &r->metrics;
-	char name[64], list[64];
+	char name[64], list[64], w[4 * BWM_MAX_NODES];
 	int i, j;
 
 	printable(name, sizeof(name), r->name);
@@ -276,10 +275,8 @@ void inspect_print_text(const struct inspect_report *r, int verbose)
 
 	printf("\npredicted best placement\n");
 	if (r->have_prediction) {
-		printf("  weights       ");
-		for (j = 0; j < r->nr_nodes; j++)
-			printf("%s%u", j ? ":" : " ", r->weights[j]);
-		printf("  (%.2fx the current placement: %.3g -> %.3g GB/s)\n",
+		printf("  weights        %s  (%.2fx the current placement: %.3g -> %.3g GB/s)\n",
+		       bwm_weights_format(r->weights, r->nr_nodes, w, sizeof(w)),
 		       r->gain, r->current_gbps, r->predicted_gbps);
 		if (r->assumes[0])
 			printf("  assumes       %s\n", r->assumes);
@@ -311,9 +308,14 @@ static json_object *ints(const int *v, int n)
 	return a;
 }
 
-static void bj_null(json_object *o, const char *key)
+/* key: null, and key_why: why (the man page's promise for every null). */
+static void bj_null(json_object *o, const char *key, const char *why)
 {
+	char k[64];
+
 	json_object_object_add(o, key, NULL);
+	snprintf(k, sizeof(k), "%s_why", key);
+	bj_str(o, k, why);
 }
 
 int inspect_print_json(const struct inspect_report *r, int verbose)
@@ -372,10 +374,10 @@ int inspect_print_json(const struct inspect_report *r, int verbose)
 		bj_num(o, "access_balance", mt->access_balance, "%.6g");
 		bj_nums(o, "node_accesses", mt->node_acc, r->nr_nodes, "%.6g");
 	} else {
-		bj_null(o, "exclusivity");
-		bj_null(o, "locality");
-		bj_null(o, "page_balance");
-		bj_null(o, "access_balance");
+		bj_null(o, "exclusivity", r->metrics_why);
+		bj_null(o, "locality", r->metrics_why);
+		bj_null(o, "page_balance", r->metrics_why);
+		bj_null(o, "access_balance", r->metrics_why);
 	}
 	if (r->have_metrics && r->have_dynamicity) {
 		s = json_object_new_object();
@@ -383,7 +385,7 @@ int inspect_print_json(const struct inspect_report *r, int verbose)
 		bj_int(s, "compared", r->dyn_compared);
 		json_object_object_add(o, "dynamicity", s);
 	} else {
-		bj_null(o, "dynamicity");
+		bj_null(o, "dynamicity", r->metrics_why);
 	}
 
 	if (r->have_signature) {
@@ -405,8 +407,7 @@ int inspect_print_json(const struct inspect_report *r, int verbose)
 				       ints(r->asym_threads, r->nr_nodes));
 		json_object_object_add(o, "signature", s);
 	} else {
-		bj_null(o, "signature");
-		bj_str(o, "signature_why", r->signature_why);
+		bj_null(o, "signature", r->signature_why);
 	}
 
 	if (r->have_prediction) {
@@ -425,8 +426,7 @@ int inspect_print_json(const struct inspect_report *r, int verbose)
 			bj_str(s, "assumes", r->assumes);
 		json_object_object_add(o, "predicted", s);
 	} else {
-		bj_null(o, "predicted");
-		bj_str(o, "predicted_why", r->prediction_why);
+		bj_null(o, "predicted", r->prediction_why);
 	}
 	if (r->side_effects[0])
 		bj_str(o, "side_effects", r->side_effects);

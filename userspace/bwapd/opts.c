@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "opts.h"
@@ -39,8 +40,8 @@ static const struct cmd_def {
 #define USES_FILE	(B(C_PROFILE) | B(C_SHOW) | B(C_APPLY) | TUNERS)
 #define JSON_OUT	(ALL & ~B(C_DAEMON))
 
-enum kind { K_FLAG, K_STR, K_INT, K_DBL, K_U64, K_METRIC, K_LEVEL, K_HELP,
-	    K_VERSION };
+enum kind { K_FLAG, K_STR, K_INT, K_DBL, K_U64, K_METRIC, K_LEVEL, K_WEIGHTS,
+	    K_HELP, K_VERSION };
 
 #define O(f)	offsetof(struct opts, f)
 
@@ -55,7 +56,8 @@ static const struct optdef {
 	{ "file", K_STR, O(file), 0, 0, USES_FILE & ~B(C_RULE), "PATH",
 	  "canonical-weights file (default " BWAPD_DEFAULT_FILE ")" },
 	{ "model", K_STR, O(model), 0, 0, BACKEND, "MACHINE.json",
-	  "a machine of the NUMA bandwidth model instead of this one" },
+	  "a machine of the NUMA bandwidth model instead of this one: a\n"
+	  "file, or a preset's name (bwap-b)" },
 	{ "root", K_STR, O(root), 0, 0, BACKEND, "DIR",
 	  "read sysfs and /proc below DIR (a machine's tree, for tests)" },
 	{ "pmu-root", K_STR, O(pmu_root), 0, 0, BACKEND, "DIR",
@@ -75,7 +77,8 @@ static const struct optdef {
 	  "benchmark time per worker set; inspect: sampling time, 0.1 to 3600\n"
 	  "(default 2)" },
 	{ "u8-err", K_DBL, O(u8_err), 0, 0.999999, B(C_PROFILE) | TUNERS | B(C_INSPECT), "E",
-	  "largest page-share error of integer weights (default 0.005)" },
+	  "largest page-share error of integer weights (default 0.005; the\n"
+	  "tuner's weights 0.001)" },
 	{ "all", K_FLAG, O(sets.all), 0, 0, B(C_PROFILE), NULL,
 	  "profile spread-out sets too" },
 	{ "no-symmetry", K_FLAG, O(sets.no_symmetry), 0, 0, B(C_PROFILE), NULL,
@@ -86,7 +89,7 @@ static const struct optdef {
 	  "the process to tune, or to inspect" },
 	{ "workload", K_STR, O(workload), 0, 0, TUNERS | B(C_INSPECT), "W.json",
 	  "a workload of the model (with --model): tuned, or what counts a\n"
-	  "process's stalls" },
+	  "process's stalls; a file, or a preset's name (mixed)" },
 	{ "workers", K_STR, O(workers), 0, 0, B(C_TUNE) | B(C_INSPECT), "NODES",
 	  "the workload's worker nodes; inspect -- COMMAND: the nodes its\n"
 	  "threads are placed on (default: bwapd's own)" },
@@ -147,8 +150,9 @@ static const struct optdef {
 	  "the model's high-priority workload beside the one tuned" },
 	{ "corun-workers", K_STR, O(corun_workers), 0, 0, B(C_TUNE), "NODES",
 	  "its worker nodes" },
-	{ "canonical", K_STR, O(canonical), 0, 0, TUNERS, "W0:W1:...",
-	  "canonical weights to start from, instead of the file's" },
+	{ "canonical", K_WEIGHTS, O(canonical), 0, 0, TUNERS, "W0,W1,...",
+	  "canonical weights to start from, instead of the file's: one per\n"
+	  "node, 0-255, as numactl --weights takes them (5,3,1,1)" },
 	{ "predict-with", K_STR, O(predict_with), 0, 0, TUNERS, "MACHINE.json",
 	  "the model of the machine the tuner predicts with, instead of the\n"
 	  "file's (a machine file, or a profile)" },
@@ -217,7 +221,9 @@ static const int level_values[] = { BWAPD_LOG_ERR, BWAPD_LOG_WARNING,
 /* The value of option d in o: 0, or EXIT_USAGE with a message. */
 static int opt_value(const struct optdef *d, const char *arg, struct opts *o)
 {
-	char *p = (char *)o + d->off, *end;
+	char *p = (char *)o + d->off, *end, list[4 * BWM_MAX_NODES];
+	uint8_t w[BWM_MAX_NODES];
+	int n, old;
 	unsigned int i;
 	double v;
 	long l;
@@ -254,6 +260,16 @@ static int opt_value(const struct optdef *d, const char *arg, struct opts *o)
 		else
 			break;
 		return 0;
+	case K_WEIGHTS:
+		n = bwm_weights_parse(arg, w, BWM_MAX_NODES, &old);
+		if (n < 0)
+			break;
+		if (old)
+			bwapd_log(BWAPD_LOG_WARNING, "--%s %s: the old notation; "
+				  "write %s, as numactl --weights does", d->name,
+				  arg, bwm_weights_format(w, n, list, sizeof(list)));
+		*(const char **)p = arg;
+		return 0;
 	case K_LEVEL:
 		for (i = 0; i < 4; i++)
 			if (!strcmp(arg, level_names[i]))
@@ -269,9 +285,21 @@ static int opt_value(const struct optdef *d, const char *arg, struct opts *o)
 			d->min, d->max);
 	else
 		bwapd_log(BWAPD_LOG_ERR, "--%s: bad value '%s'%s%s", d->name, arg,
-			d->arg ? ": want " : "", d->kind == K_U64 ?
-			"a whole number, not negative" : d->arg);
+			d->arg ? ": want " : "",
+			d->kind == K_U64 ? "a whole number, not negative" :
+			d->kind == K_LEVEL ? "err, warning, info or debug" :
+			d->kind == K_WEIGHTS ? "one weight per node, 0-255, "
+			"separated by commas (5,3,1,1), not all 0" : d->arg);
 	return EXIT_USAGE;
+}
+
+/* arg is --name or --name=VALUE: getopt_long takes abbreviations too. */
+static int whole_name(const char *arg, const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(arg, "--", 2) && !strncmp(arg + 2, name, n) &&
+	       (!arg[2 + n] || arg[2 + n] == '=');
 }
 
 /*
@@ -283,7 +311,7 @@ int opts_parse(int argc, char **argv, struct opts *o, int *seen,
 {
 	struct option lo[NR_OPTS + 1];
 	unsigned int i;
-	int c;
+	int c, at;
 
 	memset(lo, 0, sizeof(lo));
 	memset(w, 0, sizeof(*w));
@@ -299,7 +327,15 @@ int opts_parse(int argc, char **argv, struct opts *o, int *seen,
 			w->rest = argv + optind + 1;
 			break;
 		}
+		at = optind ? optind : 1;
 		c = getopt_long(argc, argv, "+:", lo, NULL);
+		if (c >= 1000 && !whole_name(argv[at], optdefs[c - 1000].name)) {
+			bwapd_log(BWAPD_LOG_ERR, "%.*s: no such option (\"bwapd "
+				  "--help\"; options are spelled out: --%s?)",
+				  (int)strcspn(argv[at], "="), argv[at],
+				  optdefs[c - 1000].name);
+			return EXIT_USAGE;
+		}
 		if (c == -1) {
 			if (optind >= argc)
 				break;
@@ -324,6 +360,37 @@ int opts_parse(int argc, char **argv, struct opts *o, int *seen,
 	return 0;
 }
 
+int opts_presets(struct opts *o, char (*buf)[BWAPD_PATH_MAX])
+{
+	static const struct { size_t off; const char *opt, *kind, *what; } p[] = {
+		{ O(model), "model", "machines", "machine" },
+		{ O(predict_with), "predict-with", "machines", "machine" },
+		{ O(workload), "workload", "workloads", "workload" },
+		{ O(corun), "corun", "workloads", "workload" },
+	};
+	const char *dir = getenv("BWMODEL_DATA");
+	unsigned int i;
+
+	if (!dir || !*dir)
+		dir = BWAPD_MODEL_DIR;
+	for (i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
+		const char **v = (const char **)((char *)o + p[i].off);
+		size_t n = *v ? strlen(*v) : 0;
+
+		if (!n || strchr(*v, '/') || (n > 5 && !strcmp(*v + n - 5, ".json")))
+			continue;
+		snprintf(buf[i], BWAPD_PATH_MAX, "%s/%s/%s.json", dir, p[i].kind, *v);
+		if (access(buf[i], R_OK)) {
+			bwapd_log(BWAPD_LOG_ERR, "--%s %s: no preset %s \"%s\" in "
+				  "%s/%s (a file's name has a '/' or ends in .json)",
+				  p[i].opt, *v, p[i].what, *v, dir, p[i].kind);
+			return EXIT_USAGE;
+		}
+		*v = buf[i];
+	}
+	return 0;
+}
+
 int opts_index(const char *name)
 {
 	unsigned int i;
@@ -333,9 +400,14 @@ int opts_index(const char *name)
 	return (int)i;
 }
 
-/* --forward-only is stalls per second: --metric instruction contradicts it. */
+/*
+ * What options say of others: --u8-err holds for the tuner's weights too;
+ * --forward-only is stalls per second, --metric instruction contradicts it.
+ */
 int opts_metric(const int *seen, struct opts *o, const char *where)
 {
+	if (seen[opts_index("u8-err")])
+		o->tune.u8_err = o->u8_err;
 	if (!seen[opts_index("forward-only")])
 		return 0;
 	if (seen[opts_index("metric")] && o->tune.metric != BWAPD_STALL_RATE) {

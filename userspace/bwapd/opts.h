@@ -15,6 +15,14 @@
 
 #define EXIT_USAGE	2
 
+/*
+ * The model's preset machines and workloads (DIR/machines/NAME.json,
+ * DIR/workloads/NAME.json), as bwap-eval finds them; BWMODEL_DATA
+ * overrides it, as for bwap-eval.
+ */
+#define BWAPD_MODEL_DIR	"/usr/share/bwapd/model"
+#define BWAPD_PATH_MAX	4096
+
 /* Every command's options; main() sets the defaults. */
 struct opts {
 	const char *file;
@@ -62,6 +70,13 @@ struct words {
 	char **rest;		/* after "--" (NULL: none) */
 };
 
+/*
+ * A preset name (no '/', no ".json") in --model, --predict-with,
+ * --workload or --corun becomes the preset's file, in buf (one of 4 per
+ * option, BWAPD_PATH_MAX each).  0, or EXIT_USAGE for a name that is no
+ * preset.
+ */
+int opts_presets(struct opts *o, char (*buf)[BWAPD_PATH_MAX]);
 /* The name of command cmd ("tune"). */
 const char *opts_cmd_name(int cmd);
 /* bwapd --help (cmd < 0), or the options of one command. */
@@ -74,7 +89,7 @@ int opts_parse(int argc, char **argv, struct opts *o, int *seen,
 	       struct words *w);
 /* The index in seen[] of the option called name ("watch"). */
 int opts_index(const char *name);
-/* --forward-only is stalls per second: --metric instruction contradicts it. */
+/* --u8-err holds for the tuner too; --forward-only is stalls per second. */
 int opts_metric(const int *seen, struct opts *o, const char *where);
 /* Every option seen is one of cmd's: 0, or EXIT_USAGE with a message. */
 int opts_check(const int *seen, int cmd, const char *where);

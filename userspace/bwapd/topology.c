@@ -161,6 +161,24 @@ char *bwapd_nodelist_format(uint32_t mask, char *buf, size_t len)
 	return buf;
 }
 
+char *bwapd_numactl_args(const uint8_t *w, int nr, char *buf, size_t len)
+{
+	uint8_t in[BWAPD_MAX_NODES];
+	char nodes[64], list[4 * BWAPD_MAX_NODES];
+	uint32_t mask = 0;
+	int i, n = 0;
+
+	for (i = 0; i < nr && i < BWAPD_MAX_NODES; i++)
+		if (w[i]) {
+			mask |= 1u << i;
+			in[n++] = w[i];
+		}
+	snprintf(buf, len, "-w %s --weights=%s",
+		 bwapd_nodelist_format(mask, nodes, sizeof(nodes)),
+		 bwm_weights_format(in, n, list, sizeof(list)));
+	return buf;
+}
+
 struct cpu_add {
 	struct bwapd_topology *t;
 	int node;

@@ -62,6 +62,12 @@ int bwapd_weights_write(const char *root, const uint8_t *w, int nr,
 /* "0-2,5" <-> bitmask; parse returns -EINVAL on junk. */
 int bwapd_nodelist_parse(const char *s, uint32_t *mask);
 char *bwapd_nodelist_format(uint32_t mask, char *buf, size_t len);
+/*
+ * The weights w[0..nr-1] as numactl's options, which take a weight per
+ * node of the -w mask: "-w 0-3 --weights=13,13,1,1"; nodes of weight 0
+ * are left out of both.  Returns buf.
+ */
+char *bwapd_numactl_args(const uint8_t *w, int nr, char *buf, size_t len);
 /* A cpulist "0,28" or "0-3" into cpu[] (at most max); the count or -errno. */
 int bwapd_cpulist_parse(const char *s, int *cpu, int max);
 

@@ -13,8 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "wfile.h"
+#include "json.h"
 #include "trust.h"
+#include "wfile.h"
 
 static json_object *int_array(const int *v, int n)
 {
@@ -105,16 +106,26 @@ void bwapd_file_free(struct bwapd_file *f)
 	f->model = NULL;
 }
 
-static int mkdir_parent(const char *path)
+int bwapd_file_dir(const char *path, char *why, size_t len)
 {
 	char dir[4096], *slash;
+	struct stat st;
+	int ret;
 
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
 	if (!slash || slash == dir)
 		return 0;
 	*slash = 0;
-	return bwapd_mkdirs(dir);
+	/* the default's directory is bwapd's own; another is the admin's */
+	if (!strcmp(path, BWAPD_DEFAULT_FILE))
+		ret = bwapd_mkdirs(dir);
+	else
+		ret = stat(dir, &st) ? -errno : S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+	if (ret)
+		snprintf(why, len, "%s: %s (the directory of the weights file "
+			 "must exist)", dir, strerror(-ret));
+	return ret;
 }
 
 int bwapd_file_write(const char *path, const struct bwapd_topology *t,
@@ -153,9 +164,13 @@ int bwapd_file_write(const char *path, const struct bwapd_topology *t,
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 						    JSON_C_TO_STRING_SPACED);
 
-	ret = mkdir_parent(path);
+	ret = bwapd_file_dir(path, why, len);
+	if (ret) {
+		json_object_put(root);
+		return ret;
+	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	out = ret ? NULL : fopen(tmp, "w");
+	out = fopen(tmp, "w");
 	/* trusted when read back: not writable by group or others */
 	if (out && fchmod(fileno(out), 0644)) {
 		int err = errno;
@@ -188,10 +203,13 @@ int bwapd_file_write(const char *path, const struct bwapd_topology *t,
 
 /* ---- reading ---- */
 
-static int fail(char *why, size_t len, const char *path, const char *fmt,
-		const char *field)
+/*
+ * The errors of the reader name the file, the line and column, the field
+ * and what was expected, as the model's parsers do (bwm_error_format).
+ */
+static int fail(char *why, size_t len, const char *path, struct bwm_error *err)
 {
-	snprintf(why, len, "%s: %s%s", path, field, fmt);
+	bwm_error_format(err, path, why, len);
 	return -EINVAL;
 }
 
@@ -202,70 +220,116 @@ static int get(json_object *o, const char *key, json_type type,
 	       json_object_is_type(*out, type);
 }
 
-static int number_array(json_object *a, int n, double lo, double hi,
-			double *out)
+/* prefix.key: n numbers in [lo, hi] (whole ones if whole), into out[]. */
+static int number_array(const char *text, json_object *o, const char *prefix,
+			const char *key, int n, double lo, double hi, int whole,
+			double *out, struct bwm_error *err)
 {
+	char path[96], item[112];
+	json_object *a;
 	int i;
 
+	snprintf(path, sizeof(path), "%s.%s", prefix, key);
+	if (!json_object_object_get_ex(o, key, &a))
+		return bwm_json_fail(err, text, path, "missing (%d numbers, one "
+				     "per node)", n);
 	if (!json_object_is_type(a, json_type_array) ||
 	    (int)json_object_array_length(a) != n)
-		return -EINVAL;
+		return bwm_json_fail(err, text, path, "want %d numbers, one per "
+				     "node", n);
 	for (i = 0; i < n; i++) {
 		json_object *v = json_object_array_get_idx(a, i);
 
+		snprintf(item, sizeof(item), "%s[%d]", path, i);
 		if (!json_object_is_type(v, json_type_int) &&
 		    !json_object_is_type(v, json_type_double))
-			return -EINVAL;
+			return bwm_json_fail(err, text, item, "not a number");
 		out[i] = json_object_get_double(v);
 		if (!(out[i] >= lo && out[i] <= hi))
-			return -EINVAL;
+			return bwm_json_fail(err, text, item, "%g is out of "
+					     "range [%g, %g]", out[i], lo, hi);
+		if (whole && out[i] != (int)out[i])
+			return bwm_json_fail(err, text, item, "%g is not a whole "
+					     "number", out[i]);
 	}
 	return 0;
 }
 
-static int read_result(json_object *o, int n, struct bwapd_result *r)
+/* prefix.key: a node list of nodes below n, into *mask. */
+static int nodelist(const char *text, json_object *o, const char *prefix,
+		    const char *key, int n, uint32_t *mask,
+		    struct bwm_error *err)
 {
+	char path[96];
+	json_object *v;
+	const char *s;
+
+	snprintf(path, sizeof(path), "%s.%s", prefix, key);
+	if (!json_object_object_get_ex(o, key, &v))
+		return bwm_json_fail(err, text, path, "missing (a node list "
+				     "such as \"0-1\")");
+	s = json_object_is_type(v, json_type_string) ?
+	    json_object_get_string(v) : NULL;
+	if (!s || bwapd_nodelist_parse(s, mask))
+		return bwm_json_fail(err, text, path, "not a node list such as "
+				     "\"0-1\"");
+	if (*mask >> n)
+		return bwm_json_fail(err, text, path, "\"%s\" names a node the "
+				     "machine does not have (nodes 0-%d)", s,
+				     n - 1);
+	return 0;
+}
+
+static int read_result(const char *text, json_object *o, int i, int n,
+		       struct bwapd_result *r, struct bwm_error *err)
+{
+	char prefix[32];
 	json_object *v;
 	double w[BWAPD_MAX_NODES];
 	const char *s;
-	int i;
+	int j;
 
 	memset(r, 0, sizeof(*r));
-	if (!get(o, "workers", json_type_string, &v) ||
-	    bwapd_nodelist_parse(json_object_get_string(v), &r->workers) ||
-	    (r->workers >> n))
+	snprintf(prefix, sizeof(prefix), "worker_sets[%d]", i);
+	if (!json_object_is_type(o, json_type_object))
+		return bwm_json_fail(err, text, prefix, "not an object");
+	if (nodelist(text, o, prefix, "workers", n, &r->workers, err))
 		return -EINVAL;
 	r->same_as = r->workers;
-	if (json_object_object_get_ex(o, "same_as", &v) &&
-	    (!json_object_is_type(v, json_type_string) ||
-	     bwapd_nodelist_parse(json_object_get_string(v), &r->same_as)))
+	if (json_object_object_get_ex(o, "same_as", NULL) &&
+	    nodelist(text, o, prefix, "same_as", n, &r->same_as, err))
 		return -EINVAL;
-	if (!get(o, "source", json_type_string, &v))
-		return -EINVAL;
-	s = json_object_get_string(v);
-	for (i = BWAPD_SRC_COUNTERS; i <= BWAPD_SRC_SLIT; i++)
-		if (!strcmp(s, bwapd_source_name(i)))
+	s = get(o, "source", json_type_string, &v) ? json_object_get_string(v) : "";
+	for (j = BWAPD_SRC_COUNTERS; j <= BWAPD_SRC_SLIT; j++)
+		if (!strcmp(s, bwapd_source_name(j)))
 			break;
-	if (i > BWAPD_SRC_SLIT)
-		return -EINVAL;
-	r->source = i;
+	if (j > BWAPD_SRC_SLIT) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "%s.source", prefix);
+		return bwm_json_fail(err, text, path, "want \"%s\", \"%s\" or \"%s\"",
+				     bwapd_source_name(BWAPD_SRC_COUNTERS),
+				     bwapd_source_name(BWAPD_SRC_HMAT),
+				     bwapd_source_name(BWAPD_SRC_SLIT));
+	}
+	r->source = j;
 	if (json_object_object_get_ex(o, "seconds", &v))
 		r->seconds = json_object_get_double(v);
-	if (!json_object_object_get_ex(o, "minbw", &v) ||
-	    number_array(v, n, 0, 1e9, r->minbw) ||
-	    !json_object_object_get_ex(o, "fractions", &v) ||
-	    number_array(v, n, 0, 1, r->frac) ||
-	    !json_object_object_get_ex(o, "weights", &v) ||
-	    number_array(v, n, 0, 255, w))
+	if (number_array(text, o, prefix, "minbw", n, 0, 1e9, 0, r->minbw, err) ||
+	    number_array(text, o, prefix, "fractions", n, 0, 1, 0, r->frac, err) ||
+	    number_array(text, o, prefix, "weights", n, 0, 255, 1, w, err))
 		return -EINVAL;
-	for (i = 0; i < n; i++) {
-		if (w[i] != (int)w[i])
-			return -EINVAL;
-		r->weights[i] = (uint8_t)w[i];
-		r->cycle += r->weights[i];
+	for (j = 0; j < n; j++) {
+		r->weights[j] = (uint8_t)w[j];
+		r->cycle += r->weights[j];
 	}
-	if (!r->cycle)
-		return -EINVAL;
+	if (!r->cycle) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "%s.weights", prefix);
+		return bwm_json_fail(err, text, path, "all 0: some node needs "
+				     "a weight");
+	}
 	if (json_object_object_get_ex(o, "max_error", &v))
 		r->u8_err = json_object_get_double(v);
 	return 0;
@@ -310,9 +374,10 @@ static int stale(const struct bwapd_topology *t, json_object *m,
 int bwapd_file_read(const char *path, const struct bwapd_topology *t,
 		    struct bwapd_file *f, char *why, size_t len)
 {
-	enum json_tokener_error jerr;
-	json_object *root, *v, *m, *sets;
-	char field[64];
+	struct bwm_error err = { 0 };
+	json_object *root = NULL, *v, *m, *sets;
+	char *text;
+	FILE *in;
 	int i, n, ret, fd;
 
 	memset(f, 0, sizeof(*f));
@@ -323,29 +388,38 @@ int bwapd_file_read(const char *path, const struct bwapd_topology *t,
 				 path, strerror(ENOENT));
 		return fd;
 	}
-	root = json_object_from_fd(fd);
-	close(fd);
-	if (!root) {
-		jerr = json_tokener_error_parse_eof;
-		snprintf(why, len, "%s: not valid JSON (%s)", path,
-			 json_util_get_last_err() ? json_util_get_last_err() :
-			 json_tokener_error_desc(jerr));
-		why[strcspn(why, "\n")] = 0;
-		return -EINVAL;
+	in = fdopen(fd, "r");
+	if (!in)
+		close(fd);
+	text = in ? bwm_read_stream(in) : NULL;
+	if (!text) {
+		ret = -errno;
+		snprintf(why, len, "%s: %s", path, ret == -EINVAL ?
+			 "not a text file (a NUL byte)" : strerror(-ret));
+		return ret;
 	}
 	ret = -EINVAL;
+	if (bwm_json_parse(text, &root, &err)) {
+		fail(why, len, path, &err);
+		goto out;
+	}
 	if (!get(root, "format", json_type_string, &v) ||
 	    strcmp(json_object_get_string(v), BWAPD_FILE_FORMAT)) {
-		fail(why, len, path, ": not a canonical-weights file", "format");
+		bwm_json_fail(&err, text, "format", "not a canonical-weights file "
+			      "(want \"%s\")", BWAPD_FILE_FORMAT);
+		fail(why, len, path, &err);
 		goto out;
 	}
 	if (!get(root, "version", json_type_int, &v) ||
 	    json_object_get_int(v) != BWAPD_FILE_VERSION) {
-		fail(why, len, path, ": unknown version", "version");
+		bwm_json_fail(&err, text, "version", "unknown version (this bwapd "
+			      "reads %d)", BWAPD_FILE_VERSION);
+		fail(why, len, path, &err);
 		goto out;
 	}
 	if (!get(root, "machine", json_type_object, &m)) {
-		fail(why, len, path, ": missing", "machine");
+		bwm_json_fail(&err, text, "machine", "missing (an object)");
+		fail(why, len, path, &err);
 		goto out;
 	}
 	ret = stale(t, m, path, why, len);
@@ -369,12 +443,15 @@ int bwapd_file_read(const char *path, const struct bwapd_topology *t,
 			f->nr_spread = json_object_get_int(v);
 	}
 	if (!get(root, "worker_sets", json_type_array, &sets)) {
-		fail(why, len, path, ": missing", "worker_sets");
+		bwm_json_fail(&err, text, "worker_sets", "missing (an array)");
+		fail(why, len, path, &err);
 		goto out;
 	}
 	n = (int)json_object_array_length(sets);
 	if (n > BWAPD_MAX_SETS) {
-		fail(why, len, path, ": too many entries", "worker_sets");
+		bwm_json_fail(&err, text, "worker_sets", "more than %d entries",
+			      BWAPD_MAX_SETS);
+		fail(why, len, path, &err);
 		goto out;
 	}
 	if (n && !(f->result = calloc((size_t)n, sizeof(*f->result)))) {
@@ -383,12 +460,9 @@ int bwapd_file_read(const char *path, const struct bwapd_topology *t,
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		if (read_result(json_object_array_get_idx(sets, i), t->nr_nodes,
-				&f->result[i])) {
-			snprintf(field, sizeof(field), "worker_sets[%d]", i);
-			fail(why, len, path,
-			     ": workers, source, minbw, fractions or weights "
-			     "missing or out of range", field);
+		if (read_result(text, json_object_array_get_idx(sets, i), i,
+				t->nr_nodes, &f->result[i], &err)) {
+			fail(why, len, path, &err);
 			goto out;
 		}
 	}
@@ -407,7 +481,8 @@ int bwapd_file_read(const char *path, const struct bwapd_topology *t,
 			v = NULL;
 		if (bwapd_mm_from_json(m, v, t->nr_nodes, f->model, msg,
 				       sizeof(msg))) {
-			fail(why, len, path, msg, "model: ");
+			bwm_json_fail(&err, text, "model", "%s", msg);
+			fail(why, len, path, &err);
 			goto out;
 		}
 	}
@@ -416,6 +491,7 @@ out:
 	if (ret)
 		bwapd_file_free(f);
 	json_object_put(root);
+	free(text);
 	return ret;
 }
 

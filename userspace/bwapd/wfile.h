@@ -36,6 +36,11 @@ int bwapd_file_init(struct bwapd_file *f, int max);
 /* Free the results and the model; f is empty afterwards (also after a
  * failed read). */
 void bwapd_file_free(struct bwapd_file *f);
+/*
+ * The directory path goes in: made for the default file, there already
+ * for another.  0, or -errno with the directory and the reason in why.
+ */
+int bwapd_file_dir(const char *path, char *why, size_t len);
 int bwapd_file_write(const char *path, const struct bwapd_topology *t,
 		     const struct bwapd_file *f, char *why, size_t len);
 /*

@@ -66,6 +66,24 @@ static void resolve(const char *arg, const char *kind, char *buf, size_t len)
 		snprintf(buf, len, "%s/%s/%s.json", data_dir(), kind, arg);
 }
 
+/*
+ * A machine or workload that did not load: the parser's message; for a
+ * preset name that is not one, where the names are listed.  Returns 1.
+ */
+static int load_error(const char *prog, const char *arg, const char *kind,
+		      const char *path, int ret, const struct bwm_error *err)
+{
+	char msg[512];
+
+	fprintf(stderr, "%s: %s", prog, bwm_error_format(err, path, msg,
+							  sizeof(msg)));
+	if (ret == -ENOENT && strcmp(arg, path))
+		fprintf(stderr, " (no preset %s \"%s\": bwap-eval --list "
+			"lists them)", kind, arg);
+	fputc('\n', stderr);
+	return 1;
+}
+
 static void list_kind(const char *kind)
 {
 	char dir[4096];
@@ -175,6 +193,7 @@ int main(int argc, char **argv)
 	const char *prog = argv[0], *machine = NULL, *workload = NULL;
 	const char *svg = NULL, *dwp_svg = NULL;
 	uint32_t workers[REPORT_MAX_SCENARIOS];
+	const char *workers_arg[REPORT_MAX_SCENARIOS];
 	struct bwm_eval_opts opts;
 	struct bwm_machine m;
 	struct bwm_workload wl;
@@ -207,6 +226,7 @@ int main(int argc, char **argv)
 					prog, REPORT_MAX_SCENARIOS);
 				return 2;
 			}
+			workers_arg[nsc] = optarg;
 			workers[nsc++] = (uint32_t)mask;
 			break;
 		case 't':
@@ -269,18 +289,12 @@ int main(int argc, char **argv)
 
 	resolve(machine, "machines", path, sizeof(path));
 	ret = bwm_machine_load(path, &m, &err);
-	if (ret) {
-		fprintf(stderr, "%s: %s\n", prog,
-			bwm_error_format(&err, path, msg, sizeof(msg)));
-		return 1;
-	}
+	if (ret)
+		return load_error(prog, machine, "machine", path, ret, &err);
 	resolve(workload, "workloads", path, sizeof(path));
 	ret = bwm_workload_load(path, &wl, &err);
-	if (ret) {
-		fprintf(stderr, "%s: %s\n", prog,
-			bwm_error_format(&err, path, msg, sizeof(msg)));
-		return 1;
-	}
+	if (ret)
+		return load_error(prog, workload, "workload", path, ret, &err);
 	if (!nsc)
 		workers[nsc++] = 0;
 
@@ -295,9 +309,16 @@ int main(int argc, char **argv)
 	for (i = 0; i < nsc; i++) {
 		sc[i].wl = wl;
 		ret = bwm_workload_bind(&m, &sc[i].wl, workers[i], threads, &err);
+		if (ret && workers[i] && !strcmp(err.field, "workers")) {
+			fprintf(stderr, "%s: --workers %s: %s (%s)\n", prog,
+				workers_arg[i], err.msg, m.name);
+			free(sc);
+			free(pages);
+			return 1;
+		}
 		if (ret) {
 			fprintf(stderr, "%s: %s on %s: %s\n", prog, wl.name,
-				m.name, bwm_error_format(&err, NULL, msg, sizeof(msg)));
+				m.name, bwm_error_format(&err, path, msg, sizeof(msg)));
 			free(sc);
 			free(pages);
 			return 1;

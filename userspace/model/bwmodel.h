@@ -216,6 +216,21 @@ int bwm_fractions_to_u8(const double *frac, int nr_nodes, double max_err,
 
 #define BWM_DEFAULT_U8_ERR	0.005
 
+/*
+ * A weight vector as numactl's --weights takes it: one weight per node in
+ * node order, separated by commas ("5,3,1,1").  Up to len - 1 characters,
+ * cut after a whole weight; returns buf.
+ */
+char *bwm_weights_format(const uint8_t *weights, int nr_nodes, char *buf,
+			 size_t len);
+/*
+ * "5,3,1,1" into weights[] (up to max): weights 0-255 in decimal, not all
+ * 0.  The older form "5:3:1:1" is read too; *old (if not NULL) says which
+ * was given.  Returns the count, -EINVAL for anything else, -E2BIG for
+ * more than max.
+ */
+int bwm_weights_parse(const char *s, uint8_t *weights, int max, int *old);
+
 /* ---- prediction ------------------------------------------------------- */
 
 struct bwm_prediction {

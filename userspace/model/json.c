@@ -359,11 +359,15 @@ int bwm_json_known_keys(const char *text, struct json_object *obj,
 char *bwm_read_file(const char *path)
 {
 	FILE *f = fopen(path, "r");
+
+	return f ? bwm_read_stream(f) : NULL;
+}
+
+char *bwm_read_stream(FILE *f)
+{
 	char *buf = NULL;
 	size_t len = 0, cap = 0, n;
 
-	if (!f)
-		return NULL;
 	for (;;) {
 		if (cap - len < 4096) {
 			char *nb = realloc(buf, cap + 65536);

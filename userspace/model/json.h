@@ -7,6 +7,7 @@
 #define BWM_JSON_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <json-c/json.h>
 
 #include "bwmodel.h"
@@ -52,6 +53,8 @@ int bwm_json_known_keys(const char *text, struct json_object *obj,
 			struct bwm_error *err);
 /* Read a whole file (NUL-terminated, malloc'ed) or NULL with errno set. */
 char *bwm_read_file(const char *path);
+/* The same from an open stream, which it closes. */
+char *bwm_read_stream(FILE *f);
 /* Read path and parse its text with parse(). */
 int bwm_parse_file(const char *path,
 		   int (*parse)(const char *text, void *obj,

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "bwmodel.h"
@@ -195,4 +196,55 @@ int bwm_fractions_to_u8(const double *frac, int nr_nodes, double max_err,
 	if (err_out)
 		*err_out = best_err;
 	return (int)cyc;
+}
+
+char *bwm_weights_format(const uint8_t *weights, int nr_nodes, char *buf,
+			 size_t len)
+{
+	size_t off = 0;
+	int j;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	for (j = 0; j < nr_nodes; j++) {
+		char one[8];
+		int n = snprintf(one, sizeof(one), "%s%u", j ? "," : "",
+				 weights[j]);
+
+		if (off + (size_t)n >= len)
+			break;
+		memcpy(buf + off, one, (size_t)n + 1);
+		off += (size_t)n;
+	}
+	return buf;
+}
+
+int bwm_weights_parse(const char *s, uint8_t *weights, int max, int *old)
+{
+	char sep = strchr(s, ':') ? ':' : ',';
+	int n = 0, nonzero = 0;
+	const char *p = s;
+
+	for (;;) {
+		unsigned int v = 0;
+		const char *start = p;
+
+		while (*p >= '0' && *p <= '9' && p - start < 4)
+			v = v * 10 + (unsigned int)(*p++ - '0');
+		if (p == start || v > 255 || (*p && *p != sep))
+			return -EINVAL;
+		if (n == max)
+			return -E2BIG;
+		weights[n++] = (uint8_t)v;
+		nonzero |= v != 0;
+		if (!*p)
+			break;
+		p++;
+	}
+	if (!nonzero)
+		return -EINVAL;
+	if (old)
+		*old = sep == ':';
+	return n;
 }

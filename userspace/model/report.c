@@ -37,18 +37,6 @@ const char *report_nodes(uint32_t mask, char *buf, size_t len)
 	return buf;
 }
 
-static void weights_str(const struct bwm_machine *m, const uint8_t *w,
-			char *buf, size_t len)
-{
-	size_t off = 0;
-	int j;
-
-	buf[0] = '\0';
-	for (j = 0; j < m->nr_nodes && off < len; j++)
-		off += snprintf(buf + off, len - off, "%s%u", j ? ":" : "",
-				w[j]);
-}
-
 /* Carrefour's mechanisms in words, or "inactive". */
 static void mechanisms_str(const struct bwm_strategy_result *r, char *buf,
 			   size_t len)
@@ -97,7 +85,7 @@ void report_table(FILE *f, const struct bwm_machine *m,
 		else if (s == BWM_CARREFOUR)
 			mechanisms_str(r, w, sizeof(w));
 		else
-			weights_str(m, r->weights, w, sizeof(w));
+			bwm_weights_format(r->weights, m->nr_nodes, w, sizeof(w));
 		fprintf(f, "%-16s %9.2f %7.2fx %9.3f %7.1f %5s  %s\n",
 			bwm_strategy_name(s), r->pred.throughput_gbps,
 			r->speedup, r->pred.exec_time_s,

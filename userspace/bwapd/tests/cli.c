@@ -77,6 +77,26 @@ static long file_size(const char *path)
 	return stat(path, &st) ? -1 : (long)st.st_size;
 }
 
+/*
+ * The line of path (1-based) that holds text first; the last line (the
+ * one a cut-off file ends on) for NULL.  0: not found.
+ */
+static int line_of(const char *path, const char *text)
+{
+	char line[4096];
+	int no = 0, found = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		no++;
+		found = text && strstr(line, text);
+	}
+	fclose(f);
+	return !text || found ? no : 0;
+}
+
 static int weight(const char *root, int node)
 {
 	char path[128], buf[16];
@@ -115,6 +135,28 @@ static int json_check(const char *dir, const char *text, int lines,
 	return system(cmd);
 }
 
+/*
+ * Run bwapd with args (printf format) and check its standard output,
+ * one JSON document, with json_check's expr: 0 if bwapd exited 0 and
+ * expr holds; else what it printed is in the test's log.
+ */
+static int bwapd_json(const char *dir, const char *expr, const char *fmt, ...)
+{
+	static struct run r;
+	char args[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	if (bwapd(&r, -1, "%s 2>/dev/null", args))
+		return -1;
+	if (!r.status && !json_check(dir, r.out, 0, expr))
+		return 0;
+	fprintf(stderr, "# bwapd %s: exit status %d: %s\n", args, r.status, r.out);
+	return 1;
+}
+
 FIXTURE(cli)
 {
 	char dir[64];
@@ -127,6 +169,10 @@ FIXTURE_SETUP(cli)
 	ASSERT_NE(NULL, temp_dir(self->dir, sizeof(self->dir)));
 	snprintf(self->file, sizeof(self->file), "%s/w/canonical.json",
 		 self->dir);
+	/* the weights file's directory is the admin's to make */
+	*strrchr(self->file, '/') = 0;
+	ASSERT_EQ(0, mkdir(self->file, 0755));
+	self->file[strlen(self->file)] = '/';
 	preset("bwap-a", self->a, sizeof(self->a));
 	preset("bwap-b", self->b, sizeof(self->b));
 }
@@ -173,6 +219,27 @@ TEST_F(cli, profile_show_apply_model)
 			   self->b, self->file));
 	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
 	EXPECT_NE(NULL, strstr(r.out, "would change")) TH_LOG("%s", r.out);
+	/* the set of every node on a symmetric machine: plain interleave */
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s apply --dry-run 0-3",
+			   self->b, self->file));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "bwapd: workers 0-3: every node has the same weight: "
+			       "weighted interleave then places pages as plain interleave "
+			       "does; apply the set of nodes the application runs on "
+			       "(\"bwapd show\" lists the sets)\n")) TH_LOG("%s", r.out);
+	/* the model's weights change, not this machine's: no sysfs path */
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s apply 0", self->b, self->file));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "workers 0: global weights (of the model only; "
+			       "this machine's are as they were)\n")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "4 of 4 weights changed in the model\n")) TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "/sys/")) TH_LOG("%s", r.out);
+	/* a set with weights of its own is the same as no other */
+	EXPECT_EQ(0, bwapd_json(self->dir,
+		"[s['workers'] for s in d['worker_sets'] if s['same_as'] is None] == "
+		"['0', '0-1', '0-2', '0-3'] and "
+		"all(s['same_as'] != s['workers'] for s in d['worker_sets'])",
+		"--model %s --file %s show --json", self->b, self->file));
 }
 
 /*
@@ -252,7 +319,19 @@ TEST_F(cli, profile_measures_the_machine)
 
 TEST_F(cli, unknown_worker_set)
 {
+	static const struct { const char *args; int status; const char *says; } bad[] = {
+		{ "--file %s apply 7", 2, "bwapd: workers 7: node 7 does not exist (the machine has nodes 0-3)\n" },
+		{ "--file %s show 4", 2, "bwapd: workers 4: node 4 does not exist (the machine has nodes 0-3)\n" },
+		{ "--run-dir '' --file %s tune --workload " BWM_DATADIR "/workloads/mixed.json --workers 0-5", 2,
+		  "bwapd: --workers: nodes 4-5 do not exist (the machine has nodes 0-3)\n" },
+		{ "inspect --workload " BWM_DATADIR "/workloads/mixed.json --workers 1,6", 2,
+		  "bwapd: --workers: node 6 does not exist (the machine has nodes 0-3)\n" },
+		{ "--file %s tune --workload x.json --workers 0-", 2,
+		  "bwapd: --workers: '0-' is not a node list (e.g. 0-1 or 0,2)\n" },
+	};
+	char args[1024];
 	struct run r;
+	unsigned int i;
 	long size;
 
 	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s profile", self->b,
@@ -265,20 +344,43 @@ TEST_F(cli, unknown_worker_set)
 	EXPECT_EQ(1, r.status);
 	EXPECT_NE(NULL, strstr(r.out, "no canonical weights for workers 0,3"))
 		TH_LOG("%s", r.out);
-	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s apply 7", self->b,
-			   self->file));
+	/*
+	 * A node the machine does not have is a bad value, said as such; a
+	 * run directory that is not there a mistake, not an idle machine.
+	 */
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(args, sizeof(args), bad[i].args, self->file);
+		ASSERT_EQ(0, bwapd(&r, -1, "--model %s %s", self->b, args));
+		EXPECT_EQ(bad[i].status, r.status) TH_LOG("%s: %s", bad[i].args, r.out);
+		EXPECT_NE(NULL, strstr(r.out, bad[i].says)) TH_LOG("%s: %s", bad[i].args, r.out);
+		EXPECT_EQ(NULL, strstr(r.out, "--all")) TH_LOG("%s", r.out);
+	}
+	ASSERT_EQ(0, bwapd(&r, -1, "status --run-dir %s/nonexistent", self->dir));
 	EXPECT_EQ(1, r.status);
+	EXPECT_NE(NULL, strstr(r.out, "/nonexistent: No such file or directory\n"))
+		TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "no process is being tuned")) TH_LOG("%s", r.out);
 	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s apply x", self->b,
 			   self->file));
 	EXPECT_EQ(2, r.status);
-	EXPECT_NE(NULL, strstr(r.out, "not a node list"));
+	EXPECT_NE(NULL, strstr(r.out, "bwapd: apply: 'x' is not a node list"));
 	EXPECT_EQ(size, file_size(self->file));
 }
 
 TEST_F(cli, corrupt_and_stale_file)
 {
+	static const struct { const char *sed, *line; int col; const char *says; } bad[] = {
+		{ "/\"weights\"/,/^ +[0-9]+,$/s/^( +)[0-9]+,$/\\1300,/", "        300,", 9,
+		  "worker_sets[0].weights[0]: 300 is out of range [0, 255]" },
+		{ "0,/\"source\": \"[a-z]+\"/s//\"source\": \"hmta\"/", "\"hmta\"", 17,
+		  "worker_sets[0].source: want \"counters\", \"hmat\" or \"slit\"" },
+		{ "0,/\"workers\": \"0\"/s//\"workers\": \"0,4\"/", "\"0,4\"", 18,
+		  "worker_sets[0].workers: \"0,4\" names a node the machine does "
+		  "not have (nodes 0-3)" },
+	};
 	struct run r;
-	char cmd[512];
+	char cmd[1024];
+	unsigned int i;
 
 	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s show", self->b,
 			   self->file));
@@ -294,29 +396,45 @@ TEST_F(cli, corrupt_and_stale_file)
 	EXPECT_NE(NULL, strstr(r.out, "stale weights file"));
 	EXPECT_NE(NULL, strstr(r.out, "made for a machine with 4 nodes, this one has 8"))
 		TH_LOG("%s", r.out);
-	/* a weight out of range */
-	snprintf(cmd, sizeof(cmd),
-		 "sed -i -E '/\"weights\"/,/^ +[0-9]+,$/s/^( +)[0-9]+,$/\\1300,/' %s",
-		 self->file);
-	ASSERT_EQ(0, system(cmd));
-	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s apply 0", self->b,
-			   self->file));
-	EXPECT_EQ(1, r.status);
-	EXPECT_NE(NULL, strstr(r.out, "worker_sets[0]")) TH_LOG("%s", r.out);
-	/* cut in half */
-	snprintf(cmd, sizeof(cmd), "truncate -s 300 %s", self->file);
+	/*
+	 * Each error names the file, the line and column, the field and what
+	 * was wrong with it, as the model's parsers do.  One edit after the
+	 * other, each in the first set, on the line sed changed.
+	 */
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "sed -i -E '%s' %s", bad[i].sed,
+			 self->file);
+		ASSERT_EQ(0, system(cmd));
+		ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s apply 0",
+				   self->b, self->file));
+		EXPECT_EQ(1, r.status);
+		snprintf(cmd, sizeof(cmd), "bwapd: weights file: %s:%d:%d: %s\n",
+			 self->file, line_of(self->file, bad[i].line),
+			 bad[i].col, bad[i].says);
+		EXPECT_NE(NULL, strstr(r.out, cmd)) TH_LOG("want %s, got %s", cmd, r.out);
+	}
+	/* cut in half: where the text ends */
+	snprintf(cmd, sizeof(cmd), "head -c 300 %s > %s.cut && mv %s.cut %s",
+		 self->file, self->file, self->file, self->file);
 	ASSERT_EQ(0, system(cmd));
 	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s show", self->b,
 			   self->file));
 	EXPECT_EQ(1, r.status);
-	EXPECT_NE(NULL, strstr(r.out, "not valid JSON")) TH_LOG("%s", r.out);
+	snprintf(cmd, sizeof(cmd), "%s:%d:", self->file, line_of(self->file, NULL));
+	EXPECT_NE(NULL, strstr(r.out, cmd)) TH_LOG("want %s, got %s", cmd, r.out);
+	EXPECT_NE(NULL, strstr(r.out, ": JSON syntax error: unexpected end of data\n"))
+		TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "json_tokener")) TH_LOG("%s", r.out);
 	/* something else */
 	snprintf(cmd, sizeof(cmd), "echo '{\"format\": \"x\"}' > %s", self->file);
 	ASSERT_EQ(0, system(cmd));
 	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s show", self->b,
 			   self->file));
 	EXPECT_EQ(1, r.status);
-	EXPECT_NE(NULL, strstr(r.out, "not a canonical-weights file"));
+	snprintf(cmd, sizeof(cmd), "bwapd: weights file: %s:1:12: format: not a "
+		 "canonical-weights file (want \"bwapd-canonical-weights\")\n",
+		 self->file);
+	EXPECT_NE(NULL, strstr(r.out, cmd)) TH_LOG("want %s, got %s", cmd, r.out);
 }
 
 /* The real backend on a fake numa4 sysfs: HMAT fallback, then apply. */
@@ -346,6 +464,30 @@ TEST_F(cli, apply_writes_sysfs)
 	ASSERT_EQ(0, bwapd(&r, -1, "--root %s --file %s apply 0", self->dir,
 			   self->file));
 	EXPECT_NE(NULL, strstr(r.out, "0 of 4 weights changed"));
+	/* HMAT's figures are the firmware's, not measured */
+	ASSERT_EQ(0, bwapd(&r, -1, "--root %s --file %s show 0", self->dir, self->file));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "     59  firmware table\n")) TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "measured")) TH_LOG("%s", r.out);
+}
+
+/* A machine without HMAT: topology says there is none, not zeros. */
+TEST_F(cli, topology_without_hmat)
+{
+	char hmat[128];
+	struct run r;
+
+	ASSERT_EQ(0, fake_numa4(self->dir, 0, 1));
+	EXPECT_EQ(0, bwapd_json(self->dir, "[n['hmat'] for n in d['node']] == [None] * 4",
+				"--root %s topology --json", self->dir));
+	ASSERT_EQ(0, bwapd(&r, -1, "--root %s topology", self->dir));
+	EXPECT_NE(NULL, strstr(r.out, "384 MiB  -                   -         -       -       -   10  12  20  28\n"))
+		TH_LOG("%s", r.out);
+	snprintf(hmat, sizeof(hmat), "%s/hmat", self->dir);
+	ASSERT_EQ(0, mkdir(hmat, 0700));
+	ASSERT_EQ(0, fake_numa4(hmat, 1, 1));
+	EXPECT_EQ(0, bwapd_json(self->dir, "d['node'][0]['hmat']['read_bandwidth'] == 24000",
+				"--root %s topology --json", hmat));
 }
 
 TEST_F(cli, no_permission)
@@ -435,6 +577,166 @@ TEST_F(cli, tune_and_status)
 	ASSERT_EQ(0, put("/", cmd + 1, "{\"pid\": 0, \"tuner\": 999999, \"state\": \"tuning\", \"weights\": [1, 2]}\n"));
 	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir %s status", rd));
 	EXPECT_NE(NULL, strstr(r.out, "stale")) TH_LOG("%s", r.out);
+}
+
+/*
+ * One notation for a weight vector, numactl's --weights: one weight per
+ * node in node order, separated by commas (5,3,1,1).  The tuner's steps,
+ * status and inspect print it; --canonical takes it, and the older
+ * 13:13:1:1 with a warning; a wrong count or anything else is a usage
+ * error.  --u8-err reaches the weights the tuner sets.
+ */
+TEST_F(cli, weights_notation)
+{
+	char wl[1024], tune[12288], rd[128], path[256];
+	struct run r;
+
+	snprintf(wl, sizeof(wl), "%s/workloads/mixed.json", BWM_DATADIR);
+	snprintf(tune, sizeof(tune), "--run-dir '' --model %s --file %s tune "
+		 "--workload %s --workers 0 --max-steps 1", self->b, self->file, wl);
+	/* 200:100:20:7 at DWP 0 within 0.001 of each share: 30,15,3,1 */
+	ASSERT_EQ(0, bwapd(&r, -1, "%s --canonical 200,100,20,7", tune));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "DWP 0.000  stalls 1.088      pages moved 438690   weights 30,15,3,1\n"))
+		TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "notation")) TH_LOG("%s", r.out);
+	/* the summary: where it left the weights, and what that gained */
+	EXPECT_NE(NULL, strstr(r.out, "model: DWP 0.100 after 1 steps, 479722 pages moved; "
+			       "weights 71,30,6,2; stalls/instruction 1.088 -> 1.075 "
+			       "(1.2 % fewer)\n")) TH_LOG("%s", r.out);
+	ASSERT_EQ(0, bwapd(&r, -1, "%s --canonical 200:100:20:7", tune));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "bwapd: --canonical 200:100:20:7: the old notation; "
+			       "write 200,100,20,7, as numactl --weights does\n"))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "weights 30,15,3,1\n")) TH_LOG("%s", r.out);
+	/* a coarser conversion: a shorter cycle */
+	ASSERT_EQ(0, bwapd(&r, -1, "%s --canonical 200,100,20,7 --u8-err 0.2", tune));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "DWP 0.000  stalls 1.178      pages moved 224695   weights 3,2,1,1\n"))
+		TH_LOG("%s", r.out);
+	ASSERT_EQ(0, bwapd(&r, -1, "%s --canonical 200,100,20", tune));
+	EXPECT_EQ(2, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "bwapd: --canonical 200,100,20: 3 weights for the 4 "
+			       "nodes of this machine: want one per node, in node order\n"))
+		TH_LOG("%s", r.out);
+	ASSERT_EQ(0, bwapd(&r, -1, "%s --canonical 5/3/1/1", tune));
+	EXPECT_EQ(2, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "bwapd: --canonical: bad value '5/3/1/1': want one weight "
+			       "per node, 0-255, separated by commas (5,3,1,1), not all 0\n"))
+		TH_LOG("%s", r.out);
+	/* inspect's prediction, in its table and its verdict */
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s inspect --workload %s --workers 0-1",
+			   self->b, wl));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "  weights        13,13,1,1  (1.08x")) TH_LOG("%s", r.out);
+	/* what could not be measured is null, with why */
+	EXPECT_EQ(0, bwapd_json(self->dir, "d['dynamicity'] is None and "
+		"d['dynamicity_why'] == 'a workload of the model keeps one behaviour' and "
+		"all(k[:-4] in d and d[k[:-4]] is None for k in d if k.endswith('_why'))",
+		"--model %s inspect --workload %s --workers 0-1 --json", self->b, wl));
+	EXPECT_NE(NULL, strstr(r.out, "with weights 13,13,1,1 (numactl -w 0-3 "
+			       "--weights=13,13,1,1), predicted 1.08x faster")) TH_LOG("%s", r.out);
+	/* status */
+	snprintf(rd, sizeof(rd), "%s/run", self->dir);
+	snprintf(path, sizeof(path), "%s/model-%d.json", rd + 1, (int)getpid());
+	ASSERT_EQ(0, put("/", path, "{\"pid\": 0, \"tuner\": %d, \"state\": \"tuning\", "
+			 "\"weights\": [13, 13, 1, 1]}\n", (int)getpid()));
+	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir %s status", rd));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, " 13,13,1,1 ")) TH_LOG("%s", r.out);
+}
+
+/*
+ * numactl's own parser (the fork's, as numactl/host-tests build it) reads
+ * what bwapd prints as one weight per node; bwapd's older notation it
+ * read as NODE:WEIGHT.  On a host of one node, -w 0 takes one weight: the
+ * four of a four-node machine are read as four weights, too many.
+ */
+TEST_F(cli, weights_paste_into_numactl)
+{
+	char cmd[8192], lib[1024];
+	struct run r;
+
+	if (access(BWAPD_NUMACTL, X_OK))
+		SKIP(return, "no numactl fork at %s (make numactl-check builds it)",
+		     BWAPD_NUMACTL);
+	snprintf(lib, sizeof(lib), "%s", BWAPD_NUMACTL);
+	*strrchr(lib, '/') = 0;
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s inspect --workload %s/workloads/mixed.json "
+			   "--workers 0-1 --json 2>/dev/null", self->b, BWM_DATADIR));
+	ASSERT_EQ(0, r.status) TH_LOG("%s", r.out);
+	ASSERT_EQ(0, put(self->dir, "inspect.json", "%s", r.out));
+	/* the weights of the verdict, the string an operator copies */
+	snprintf(cmd, sizeof(cmd),
+		 "w=$(python3 -c 'import json, re, sys; "
+		 "print(re.search(r\"weights ([0-9]+([,:][0-9]+)*)\", json.load(sys.stdin)[\"verdict\"])[1])' "
+		 "<%s/inspect.json); echo \"weights $w\"; "
+		 "LD_LIBRARY_PATH=%s %s -w 0 --weights=$w true 2>&1; "
+		 "LD_LIBRARY_PATH=%s %s -w 0 --weights=${w%%%%,*} true 2>&1; true",
+		 self->dir, lib, BWAPD_NUMACTL, lib, BWAPD_NUMACTL);
+	{
+		FILE *p = popen(cmd, "r");
+		size_t n;
+
+		ASSERT_NE(NULL, p);
+		n = fread(r.out, 1, sizeof(r.out) - 1, p);
+		r.out[n] = 0;
+		pclose(p);
+	}
+	EXPECT_NE(NULL, strstr(r.out, "weights 13,13,1,1\n")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "numactl: --weights: more weights than the 1 "
+			       "--weighted-interleave nodes\n")) TH_LOG("%s", r.out);
+	/* the first weight alone: parsed and taken, whatever the kernel says */
+	EXPECT_EQ(NULL, strstr(r.out, "expected")) TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "is not one of")) TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "is not in 1-255")) TH_LOG("%s", r.out);
+}
+
+/*
+ * Options that surprised: a model's tuning leaves no status file behind
+ * unless asked to; a plot that cannot be written stops the tuning before
+ * it starts; profile makes no directory but its default's; preset names
+ * work in --model and --workload as in bwap-eval.
+ */
+TEST_F(cli, options_do_what_they_say)
+{
+	char missing[128], cmd[256];
+	struct stat st;
+	struct run r;
+	int had_run_dir = !stat(BWAPD_RUN_DIR, &st);
+
+	ASSERT_EQ(0, setenv("BWMODEL_DATA", BWM_DATADIR, 1));
+	ASSERT_EQ(0, bwapd(&r, -1, "--model bwap-b --file %s tune --workload mixed "
+			   "--workers 0 --max-steps 1", self->file));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "model: DWP ")) TH_LOG("%s", r.out);
+	if (!had_run_dir)
+		EXPECT_NE(0, stat(BWAPD_RUN_DIR, &st)) TH_LOG("a model run made " BWAPD_RUN_DIR);
+	ASSERT_EQ(0, bwapd(&r, -1, "--model bwap-x topology"));
+	EXPECT_EQ(2, r.status);
+	snprintf(cmd, sizeof(cmd), "bwapd: --model bwap-x: no preset machine \"bwap-x\" "
+		 "in %s/machines (a file's name has a '/' or ends in .json)\n", BWM_DATADIR);
+	EXPECT_NE(NULL, strstr(r.out, cmd)) TH_LOG("%s", r.out);
+	unsetenv("BWMODEL_DATA");
+	/* the plot's directory does not exist: refused before any step */
+	snprintf(missing, sizeof(missing), "%s/missing", self->dir);
+	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir '' --model %s --file %s tune --workload "
+			   "%s/workloads/mixed.json --workers 0 --plot %s/plot.svg",
+			   self->b, self->file, BWM_DATADIR, missing));
+	EXPECT_EQ(1, r.status);
+	snprintf(cmd, sizeof(cmd), "bwapd: --plot: %s: No such file or directory; "
+		 "nothing tuned\n", missing);
+	EXPECT_NE(NULL, strstr(r.out, cmd)) TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "step")) TH_LOG("%s", r.out);
+	/* a typo in --file's directory: said at once, nothing made */
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s/p.json profile", self->b, missing));
+	EXPECT_EQ(1, r.status);
+	snprintf(cmd, sizeof(cmd), "bwapd: --file: %s: No such file or directory (the "
+		 "directory of the weights file must exist)\n", missing);
+	EXPECT_NE(NULL, strstr(r.out, cmd)) TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "worker sets")) TH_LOG("%s", r.out);
+	EXPECT_NE(0, stat(missing, &st));
 }
 
 /* co-scheduled on the model; and what it refuses */
@@ -619,6 +921,11 @@ TEST_F(cli, options_per_command)
 		{ "profile --seconds 5s", "--seconds: bad value '5s'" },
 		{ "tune --samples -3", "--samples: bad value '-3'" },
 		{ "--seed -1 topology", "--seed: bad value '-1'" },
+		{ "status --js", "--js: no such option (\"bwapd --help\"; options are "
+		  "spelled out: --json?)\n" },
+		{ "tune --worklo=x", "--worklo: no such option (" },
+		{ "--log-level loud status",
+		  "--log-level: bad value 'loud': want err, warning, info or debug\n" },
 		{ "tune --workload x --forward-only --metric instruction",
 		  "--forward-only measures stalls per second" },
 		{ "tune --workload x --metric instruction --forward-only",
@@ -699,6 +1006,36 @@ TEST_F(cli, help_and_man_page_agree)
 	ASSERT_EQ(0, put(self->dir, "man.py", "%s", check));
 	snprintf(cmd, sizeof(cmd), "python3 %s/man.py %s %s >&2", self->dir,
 		 BWAPD_BIN, BWAPD_MAN);
+	EXPECT_EQ(0, system(cmd));
+}
+
+/*
+ * The man page as a reader sees it: mandoc finds nothing to warn about,
+ * and the SYNOPSIS shows each form of the command on a line of its own
+ * (wrapped when long), not one word per line.
+ */
+TEST_F(cli, man_page_renders)
+{
+	static const char check[] =
+		"import subprocess, sys\n"
+		"lint = subprocess.run(['mandoc', '-T', 'lint', '-W', 'warning', sys.argv[1]],\n"
+		"                      capture_output=True, text=True)\n"
+		"if lint.stdout or lint.stderr or lint.returncode:\n"
+		"    sys.exit('mandoc -T lint: ' + lint.stdout + lint.stderr)\n"
+		"text = subprocess.run('mandoc -T ascii -O width=80 %s | col -b' % sys.argv[1],\n"
+		"                      shell=True, capture_output=True, text=True).stdout\n"
+		"syn = text.split('\\nSYNOPSIS\\n')[1].split('\\n\\n')[0].splitlines()\n"
+		"forms = [l for l in syn if l.strip().startswith('bwapd')]\n"
+		"print(len(forms), 'forms on', len(syn), 'lines')\n"
+		"if len(forms) != 14 or len(syn) > 2 * len(forms):\n"
+		"    sys.exit('SYNOPSIS:\\n' + '\\n'.join(syn))\n";
+	char cmd[512];
+
+	if (system("command -v mandoc >/dev/null && command -v col >/dev/null"))
+		SKIP(return, "no mandoc or col");
+	ASSERT_EQ(0, put(self->dir, "render.py", "%s", check));
+	snprintf(cmd, sizeof(cmd), "python3 %s/render.py %s >&2", self->dir,
+		 BWAPD_MAN);
 	EXPECT_EQ(0, system(cmd));
 }
 

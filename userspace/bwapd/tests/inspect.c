@@ -259,7 +259,10 @@ TEST(command_line)
 	EXPECT_EQ(2, run("inspect --workload " BWM_DATADIR "/workloads/mixed.json"));
 	EXPECT_NE(NULL, strstr(out, "needs --model"));
 	EXPECT_EQ(2, run(MODEL_ARGS " --workers 0,x"));
-	EXPECT_EQ(1, run(MODEL_ARGS " --workers 9"));
+	/* a node the machine lacks: a bad value (exit status 2) */
+	EXPECT_EQ(2, run(MODEL_ARGS " --workers 9"));
+	EXPECT_NE(NULL, strstr(out, "--workers: node 9 does not exist (the machine "
+			       "has nodes 0-3)")) TH_LOG("%s", out);
 	EXPECT_EQ(2, run("inspect --rules x"));
 }
 

@@ -68,10 +68,24 @@ TEST(bad_machine_file)
 	EXPECT_EQ(1, run(BWAP_EVAL " -m /nonexistent.json -w mixed", out,
 			 sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "cannot read"));
+	/* a preset that does not exist: where the presets are listed */
+	EXPECT_EQ(1, run(BWAP_EVAL " -m bwap-x -w mixed", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "machines/bwap-x.json: cannot read: No such file "
+			       "or directory (no preset machine \"bwap-x\": "
+			       "bwap-eval --list lists them)\n")) TH_LOG("%s", out);
+	EXPECT_EQ(1, run(BWAP_EVAL " -m bwap-b -w mixd", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "(no preset workload \"mixd\": bwap-eval "
+			       "--list lists them)\n")) TH_LOG("%s", out);
+	/* its own option named as such, not as some input */
+	EXPECT_EQ(1, run(BWAP_EVAL " -m bwap-b -w mixed -W 0-5", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, ": --workers 0-5: node 4: the machine has 4 "
+			       "nodes (bwap-b)\n")) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "<input>")) TH_LOG("%s", out);
 	/* node 2 of the CXL box has no CPUs */
 	EXPECT_EQ(1, run(BWAP_EVAL " -m dram-cxl -w mixed -W 2", out,
 			 sizeof(out)));
-	EXPECT_NE(NULL, strstr(out, "no CPUs"));
+	EXPECT_NE(NULL, strstr(out, ": --workers 2: node 2 has no CPUs (dram-cxl)\n"))
+		TH_LOG("%s", out);
 }
 
 TEST(table)

@@ -155,4 +155,48 @@ TEST(placement_from_weights_and_dwp)
 	EXPECT_NEAR(0, pl.priv[3][2], 0);
 }
 
+/*
+ * One notation for a weight vector, numactl's: "5,3,1,1" (--weights takes
+ * it as one weight per node of its -w mask, in node order).  The colon
+ * form bwapd printed before is read too, and said to be old; anything
+ * else is refused with where it goes wrong.
+ */
+TEST(weights_comma_list_round_trip)
+{
+	const uint8_t w[4] = { 13, 13, 1, 255 };
+	uint8_t got[BWM_MAX_NODES];
+	char buf[64], tiny[6];
+	int old = -1;
+
+	EXPECT_STREQ("13,13,1,255", bwm_weights_format(w, 4, buf, sizeof(buf)));
+	EXPECT_EQ(4, bwm_weights_parse(buf, got, BWM_MAX_NODES, &old));
+	EXPECT_EQ(0, old);
+	EXPECT_EQ(0, memcmp(w, got, 4));
+	/* too small a buffer: cut at a comma, never half a number */
+	EXPECT_STREQ("13,13", bwm_weights_format(w, 4, tiny, sizeof(tiny)));
+	EXPECT_EQ(4, bwm_weights_parse("5:3:1:1", got, BWM_MAX_NODES, &old));
+	EXPECT_EQ(1, old);
+	EXPECT_EQ(5, got[0]);
+	EXPECT_EQ(1, got[3]);
+	EXPECT_EQ(1, bwm_weights_parse("7", got, BWM_MAX_NODES, &old));
+	EXPECT_EQ(0, old);
+	/* zero is a node left out, as in the model's placements */
+	EXPECT_EQ(2, bwm_weights_parse("0,9", got, BWM_MAX_NODES, NULL));
+}
+
+TEST(weights_parse_rejects)
+{
+	static const char *const bad[] = {
+		"", ",", "5,", ",5", "5,,3", "5:3,1", "256", "-1", "5,x",
+		"5 3", "1e2", "0x10", "+5", "5,3:1", "0,0",
+	};
+	uint8_t got[BWM_MAX_NODES];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		EXPECT_EQ(-EINVAL, bwm_weights_parse(bad[i], got, BWM_MAX_NODES, NULL))
+			TH_LOG("bad[%u]", i);
+	EXPECT_EQ(-E2BIG, bwm_weights_parse("1,2,3", got, 2, NULL));
+}
+
 TEST_HARNESS_MAIN
