@@ -264,7 +264,7 @@ else
 	check "show: says what gives one process its weights" 1 \
 		"$(echo "$json" | grep -c "\"placement\": \"$placement\"")"
 	# what the tuner finds on the model alone, from the same canonical weights
-	canon=$(bwapd --file $F show --json 0 | sed -n 's/.*"weights": \[ \([0-9, ]*\) \].*/\1/p' | sed 's/, /:/g')
+	canon=$(bwapd --file $F show --json 0 | sed -n 's/.*"weights": \[ \([0-9, ]*\) \].*/\1/p' | sed 's/, /,/g')
 	echo "# canonical weights of workers 0: $canon"
 	model=$(bwapd --model "$MODEL" --run-dir "" tune --workload "$WL" --workers 0 \
 		--canonical "$canon" --predict-with $F --json 2>&1)
