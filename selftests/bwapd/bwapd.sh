@@ -146,15 +146,21 @@ WL=$M/workloads/mixed.json
 # the DWP and the weights of the last line of a --json tuning log
 last_dwp() { grep '"step"' | tail -1 | sed 's/.*"dwp": \([0-9.]*\).*/\1/'; }
 last_weights() { grep '"step"' | tail -1 | sed 's/.*"weights": \[\([0-9, ]*\)\].*/\1/' | tr -d ','; }
+# hold MIB: a process with MIB of memory under weighted interleave, once
+# it says it is ready (a wait for a state: as long as a loaded machine
+# takes, 300 s times the machine's speed factor at most)
 hold() {
 	: >/tmp/hold.out	# not the last one's "ready"
 	numactl --cpunodebind=0 --weighted-interleave=0-3 $HOLD "$1" >/tmp/hold.out 2>&1 &
 	hp=$!
 	i=0
-	while ! grep -q ready /tmp/hold.out 2>/dev/null && [ $i -lt 300 ]; do
+	n=$(awk -v f="${WI_SPEED_FACTOR:-1}" 'BEGIN { if (!(f >= 1)) f = 1; printf "%d", 3000 * f }')
+	while ! grep -q ready /tmp/hold.out 2>/dev/null && [ $i -lt "$n" ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
+	grep -q ready /tmp/hold.out 2>/dev/null ||
+		echo "# hold $1: process $hp not ready after $((n / 10)) s: $(cat /tmp/hold.out)"
 }
 # await_tuned FILE PID: until bwapd's output FILE says a tuning ended, or
 # process PID is gone (300 s at most)
@@ -339,11 +345,22 @@ else
 	kill $hp
 	wait $hp 2>/dev/null
 
-	# the target killed while it is tuned
+	# the target killed while it is tuned: once the first step is logged
+	# (a step lasts 1 s here, and the tuning two steps or more)
 	hold 48
-	(sleep 2; kill $hp) &
-	out=$(bwapd --file $F --model "$MODEL" tune --pid $hp --workload "$WL" 2>&1)
+	bwapd --file $F --model "$MODEL" tune --pid $hp --workload "$WL" \
+		--period 1 >/tmp/killed.out 2>&1 &
+	bp=$!
+	i=0
+	while ! grep -q 'step  0' /tmp/killed.out && kill -0 $bp 2>/dev/null &&
+		[ $i -lt 3000 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill $hp
+	wait $bp
 	rc=$?
+	out=$(cat /tmp/killed.out)
 	echo "$out" | sed 's/^/# /'
 	check "tuner: target killed: exit status" 0 $rc
 	check "tuner: target killed: noticed" 1 "$(echo "$out" | grep -c "process $hp exited while it was tuned")"
@@ -497,7 +514,7 @@ else
 		"$(bwapd --run-dir $RD status | grep -c "^$hp .* watching .* $placement *$")"
 	# shellcheck disable=SC2046 # four numbers
 	pages_follow "tuner: daemon" $(bwapd --run-dir $RD status |
-		awk -v p="$hp" '$1 == p { print $10 }' | tr ':' ' ')
+		awk -v p="$hp" '$1 == p { print $10 }' | tr ',' ' ')
 	kill $dp
 	wait $dp
 	check "tuner: daemon: stops on SIGTERM" 0 $?
