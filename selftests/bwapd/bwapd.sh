@@ -154,13 +154,13 @@ hold() {
 	numactl --cpunodebind=0 --weighted-interleave=0-3 $HOLD "$1" >/tmp/hold.out 2>&1 &
 	hp=$!
 	i=0
-	n=$(awk -v f="${WI_SPEED_FACTOR:-1}" 'BEGIN { if (!(f >= 1)) f = 1; printf "%d", 3000 * f }')
-	while ! grep -q ready /tmp/hold.out 2>/dev/null && [ $i -lt "$n" ]; do
+	hold_limit=$(awk -v f="${WI_SPEED_FACTOR:-1}" 'BEGIN { if (!(f >= 1)) f = 1; printf "%d", 3000 * f }')
+	while ! grep -q ready /tmp/hold.out 2>/dev/null && [ $i -lt "$hold_limit" ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
 	grep -q ready /tmp/hold.out 2>/dev/null ||
-		echo "# hold $1: process $hp not ready after $((n / 10)) s: $(cat /tmp/hold.out)"
+		echo "# hold $1: process $hp not ready after $((hold_limit / 10)) s: $(cat /tmp/hold.out)"
 }
 # await_tuned FILE PID: until bwapd's output FILE says a tuning ended, or
 # process PID is gone (300 s at most)
