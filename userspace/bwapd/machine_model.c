@@ -581,7 +581,13 @@ static int fit_shared(struct bwapd_machine_model *mm, const struct phase *p,
 	}
 	if (!cap || (got < want && most < 0.5))
 		return 0;
-	*cap = fmax(*cap * got / want, least);
+	/*
+	 * Raised, never beyond four times what the phase moved: where the
+	 * model still gives less, something else holds it (a measurement
+	 * the model cannot answer), and a raise each round would grow
+	 * without bound.
+	 */
+	*cap = fmin(fmax(*cap * got / want, least), fmax(*cap, 4 * got));
 	if (f) {
 		double se2 = 0;
 
@@ -737,7 +743,7 @@ static void fit(struct bwapd_machine_model *mm, const struct phase *ph, int nr,
 				double now = m->node[c].interconnect_gbps;
 
 				m->node[c].interconnect_gbps = now > 0 ?
-					now * got / want : got;
+					fmin(now * got / want, fmax(now, 4 * got)) : got;
 				mm->interconnect[c] = fig(BWAPD_ORIGIN_MEASURED,
 							  p->g_se[0]);
 			}

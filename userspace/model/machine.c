@@ -175,9 +175,13 @@ int bwm_machine_check(const struct bwm_machine *m, struct bwm_error *err)
 
 		snprintf(field, sizeof(field), "nodes[%d]", i);
 		if (n->cpus < 0 || !(n->ctrl_read_gbps > 0) ||
-		    !(n->ctrl_write_gbps > 0) || !(n->interconnect_gbps >= 0))
+		    !(n->ctrl_write_gbps > 0) || !(n->interconnect_gbps >= 0) ||
+		    !(n->ctrl_read_gbps <= MAX_GBPS) ||
+		    !(n->ctrl_write_gbps <= MAX_GBPS) ||
+		    !(n->interconnect_gbps <= MAX_GBPS))
 			return check_fail(err, field,
-					  "cpus >= 0 and controller bandwidth > 0");
+					  "cpus >= 0 and controller bandwidth > 0, "
+					  "at most 100000 GB/s");
 	}
 	for (i = 0; i < m->nr_nodes; i++) {
 		for (j = 0; j < m->nr_nodes; j++) {
@@ -189,6 +193,11 @@ int bwm_machine_check(const struct bwm_machine *m, struct bwm_error *err)
 				    !(m->latency_ns[i][j] > 0)))
 				return check_fail(err, field,
 						  "bandwidth and latency to a node with CPUs must be > 0");
+			if (!(m->read_gbps[i][j] <= MAX_GBPS) ||
+			    !(m->write_gbps[i][j] <= MAX_GBPS) ||
+			    !(m->latency_ns[i][j] <= MAX_LATENCY_NS))
+				return check_fail(err, field,
+						  "bandwidth at most 100000 GB/s, latency at most 100000 ns");
 		}
 	}
 	return check_links(m, err);

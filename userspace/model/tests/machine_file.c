@@ -193,6 +193,28 @@ TEST(small_machine_file)
 	EXPECT_NEAR(BWM_DEFAULT_QUEUE_FACTOR, m.queue_factor, 0);
 }
 
+/*
+ * A machine built in memory (bwapd's fitted model) is held to the ranges
+ * the file loader holds a file to: what it writes it can read back.
+ */
+TEST(check_holds_the_file_ranges)
+{
+	struct bwm_machine m;
+	struct bwm_error err;
+
+	ASSERT_EQ(0, bwm_machine_parse(good, &m, &err)) TH_LOG("%s", err.msg);
+	ASSERT_EQ(0, bwm_machine_check(&m, &err));
+	m.node[0].ctrl_write_gbps = 133426;
+	EXPECT_EQ(-EINVAL, bwm_machine_check(&m, &err));
+	EXPECT_STREQ("nodes[0]", err.field);
+	m.node[0].ctrl_write_gbps = 10;
+	m.read_gbps[1][0] = 2e5;
+	EXPECT_EQ(-EINVAL, bwm_machine_check(&m, &err));
+	m.read_gbps[1][0] = 4;
+	m.latency_ns[0][0] = 2e5;
+	EXPECT_EQ(-EINVAL, bwm_machine_check(&m, &err));
+}
+
 TEST(syntax_error_line)
 {
 	struct bwm_error err;
