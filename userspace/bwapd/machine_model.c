@@ -816,7 +816,8 @@ static int link_phase(const struct bwm_machine *m,
  * CPU node c, the two memory nodes whose reads to c it carries that moved
  * the most alone, read together by c.  The links' model and the model
  * without them answer such a pair differently; the measurement says
- * which is right.  The number of phases written to out.
+ * which is right.  Then the read and the write over each link
+ * (link_phase()).  The number of phases written to out.
  */
 static int pair_phases(struct bwm_machine *m, const struct bwapd_topology *t,
 		       const struct phase *ph, int nr, struct phase *out)
