@@ -315,6 +315,20 @@ static struct bwm_repro_check *add(struct bwm_repro_check *out, int *n,
 	return c;
 }
 
+/* add(), for Table II's cell of benchmark b in set i */
+static struct bwm_repro_check *add_cell(struct bwm_repro_check *out, int *n,
+					int max, const char *id,
+					const char *what,
+					enum bwm_repro_check_kind kind,
+					int b, int i)
+{
+	struct bwm_repro_check *c = add(out, n, max, id, what, kind);
+
+	if (c)
+		c->pub = bwm_repro_pub_table2(b, i);
+	return c;
+}
+
 /*
  * A check that BWAP's throughput, divided by something, stays above a
  * bound in every case; its worst case w.  Multiplying BWAP's throughput
@@ -488,12 +502,11 @@ static void table2_checks(const struct bwm_repro *r,
 		top = table2_top(pub, 1, PAPER_DWP_STEP);
 		if (top < 0)
 			continue;
-		c = add(out, n, max, top_ids[i],
-			"Table II: the benchmark with the highest DWP",
-			BWM_CHECK_SAME);
+		c = add_cell(out, n, max, top_ids[i],
+			     "Table II: the benchmark with the highest DWP",
+			     BWM_CHECK_SAME, top, i);
 		if (!c)
 			return;
-		c->pub = bwm_repro_pub_table2(top, i);
 		c->paper = top;
 		/* any margin: the model's own step is finer than the paper's */
 		c->model = table2_top(dwp, 1, 1e-9);
@@ -504,12 +517,11 @@ static void table2_checks(const struct bwm_repro *r,
 	for (i = 0; i < BWM_REPRO_SETS; i++) {
 		if (!sc_ids[i])
 			continue;
-		c = add(out, n, max, sc_ids[i],
-			"Table II: Streamcluster's DWP on machine B",
-			BWM_CHECK_ABS);
+		c = add_cell(out, n, max, sc_ids[i],
+			     "Table II: Streamcluster's DWP on machine B",
+			     BWM_CHECK_ABS, b, i);
 		if (!c)
 			return;
-		c->pub = bwm_repro_pub_table2(b, i);
 		c->paper = p->v[c->pub];
 		c->model = r->co[i][b].dwp;
 		c->tol = PAPER_DWP_STEP;
