@@ -5,6 +5,7 @@
  * --workload), or a running process (--pid).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -32,6 +33,11 @@ static int inspect_workload(const struct opts *o)
 	char msg[512];
 	int ret;
 
+	if (o->range) {
+		bwapd_log(BWAPD_LOG_ERR, "--range is for a process's addresses: "
+			  "a workload of the model has none");
+		return EXIT_USAGE;
+	}
 	if (o->policy) {
 		if (!strcmp(o->policy, "interleave"))
 			policy = INSPECT_INTERLEAVE;
@@ -104,6 +110,30 @@ static int check_interval(const struct opts *o)
 	return EXIT_USAGE;
 }
 
+/* --range START-END: two hex addresses, START below END. */
+static int parse_range(const char *s, struct inspect_proc_opts *po)
+{
+	unsigned long long a, b;
+	char *end;
+
+	errno = 0;
+	a = strtoull(s, &end, 16);
+	if (end != s && *end == '-' && !errno) {
+		const char *t = end + 1;
+
+		b = strtoull(t, &end, 16);
+		if (end != t && !*end && !errno && a < b) {
+			po->start = a;
+			po->end = b;
+			return 0;
+		}
+	}
+	bwapd_log(BWAPD_LOG_ERR, "--range %s: expected START-END, two hex "
+		  "addresses with START below END (7f0000000000-7f0000100000)",
+		  s);
+	return EXIT_USAGE;
+}
+
 /*
  * What a process and a program share: the sampling options, the model
  * of a prediction, this machine's topology.  0, or the exit status.
@@ -119,7 +149,7 @@ static int prepare(const struct opts *o, struct inspect_proc_opts *po,
 	po->seconds = o->seconds;
 	po->interval = o->interval;
 	po->u8_err = o->u8_err;
-	if (check_interval(o))
+	if (check_interval(o) || (o->range && parse_range(o->range, po)))
 		return EXIT_USAGE;
 	ret = prediction_model(o, po, m, wl);
 	if (ret)

@@ -363,6 +363,8 @@ int inspect_print_json(const struct inspect_report *r, int verbose)
 		bj_int(s, "lost", (int64_t)r->lost);
 		bj_int(s, "pages", mt->pages);
 		bj_num(s, "seconds", r->sample_seconds, "%.6g");
+		if (r->pid)
+			bj_num(s, "from_monotonic", r->sample_from, "%.6f");
 	} else {
 		bj_str(s, "why", r->metrics_why);
 	}

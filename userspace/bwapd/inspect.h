@@ -41,15 +41,16 @@ struct inspect_report {
 
 	/* the access samples and Diener et al.'s metrics on them */
 	int have_metrics;
-	char source[160];		/* what the samples are */
+	char source[256];		/* what the samples are */
 	uint64_t samples;
 	uint64_t lost;			/* dropped, or on CPUs of no node */
 	double sample_seconds;
+	double sample_from;		/* CLOCK_MONOTONIC at its start, s */
 	struct bwm_access_metrics metrics;
 	int have_dynamicity;
 	double dynamicity;		/* page migrations per second (Eq. 7) */
 	long dyn_compared;		/* page-slice pairs it rests on */
-	char metrics_why[256];		/* no metrics, or no dynamicity: why */
+	char metrics_why[320];		/* no metrics, or no dynamicity: why */
 
 	/* the Oracle Labs signature */
 	int have_signature;

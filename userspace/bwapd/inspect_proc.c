@@ -92,6 +92,7 @@ struct page_entry {
 
 struct samples {
 	const struct bwapd_topology *topo;
+	uint64_t start, end;		/* the addresses taken; end 0: all */
 	size_t page_size;
 	long cap, used;
 	struct page_entry *e;
@@ -154,6 +155,8 @@ static void add_sample(void *arg, const struct access_sample *a)
 	int node;
 	long k;
 
+	if (s->end && (a->addr < s->start || a->addr >= s->end))
+		return;
 	s->total++;
 	node = a->cpu >= 0 && a->cpu < s->topo->nr_cpus ?
 	       s->topo->cpu_node[a->cpu] : BWAPD_NO_NODE;
@@ -306,7 +309,8 @@ static uint64_t pages_migrated(void)
 }
 
 static void describe_source(struct inspect_report *r, int soft_dirty,
-			    const char *sd_why, int nb, double interval)
+			    const char *sd_why, int nb, double interval,
+			    const struct inspect_proc_opts *o)
 {
 	size_t off = 0, len = sizeof(r->source);
 	char *b = r->source;
@@ -326,7 +330,11 @@ static void describe_source(struct inspect_report *r, int soft_dirty,
 		off += (size_t)snprintf(b + off, len - off,
 					", no reads (NUMA balancing is off)");
 	if (off < len)
-		snprintf(b + off, len - off, ", first touches");
+		off += (size_t)snprintf(b + off, len - off, ", first touches");
+	if (off < len && o->end)
+		snprintf(b + off, len - off, "; addresses %llx-%llx only",
+			 (unsigned long long)o->start,
+			 (unsigned long long)o->end);
 }
 
 int inspect_process(pid_t pid, const struct bwapd_topology *topo,
@@ -347,7 +355,7 @@ int inspect_process_pages(pid_t pid, const struct bwapd_topology *topo,
 			  struct inspect_report *r, struct bwm_page **pagesp,
 			  long *np, char *why, size_t len)
 {
-	struct samples s = { .topo = topo };
+	struct samples s = { .topo = topo, .start = o->start, .end = o->end };
 	struct bwm_page *pages = NULL;
 	struct sampler *smp;
 	char sd_why[160] = "", path[64];
@@ -407,6 +415,7 @@ int inspect_process_pages(pid_t pid, const struct bwapd_topology *topo,
 		}
 	}
 	r->sample_seconds = now_s() - t0;
+	r->sample_from = t0;
 	r->samples = s.total;
 	r->threads = smp->nr;
 	r->lost = smp->lost + s.unplaced;
@@ -438,7 +447,7 @@ int inspect_process_pages(pid_t pid, const struct bwapd_topology *topo,
 			 (int)pid, strerror(-ret));
 		goto out;
 	}
-	describe_source(r, soft_dirty, sd_why, nb, o->interval);
+	describe_source(r, soft_dirty, sd_why, nb, o->interval, o);
 	if (s.used) {
 		ret = bwm_access_metrics(pages, n, topo->nr_nodes, &r->metrics);
 		if (ret)

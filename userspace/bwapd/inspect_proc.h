@@ -12,6 +12,8 @@ struct inspect_proc_opts {
 	double seconds;			/* sampling time */
 	double interval;		/* time slice: soft-dirty clears */
 	double u8_err;
+	/* samples from [start, end) only; end 0: every address */
+	uint64_t start, end;
 	/* the prediction needs both: a machine and a workload class */
 	const struct bwm_machine *machine;
 	const struct bwm_workload *workload;

@@ -99,6 +99,9 @@ static const struct optdef {
 	  "thread fills its share) or interleave (over every node)" },
 	{ "verbose", K_FLAG, O(verbose), 0, 0, B(C_INSPECT), NULL,
 	  "pages per node of every mapping too" },
+	{ "range", K_STR, O(range), 0, 0, B(C_INSPECT), "START-END",
+	  "a process's samples from addresses START to END only (hex, END\n"
+	  "excluded; a buffer, or mappings --verbose lists)" },
 	{ "interval", K_DBL, O(interval), 0.001, 60, B(C_INSPECT), "S",
 	  "a process's sampling slices: soft-dirty clears every S seconds,\n"
 	  "0.001 to 60 (default 0.05)" },

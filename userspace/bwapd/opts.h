@@ -38,6 +38,7 @@ struct opts {
 	pid_t pid;
 	const char *workload;
 	const char *workers;
+	const char *range;		/* inspect --pid: START-END */
 	const char *run_dir;
 	const char *plot;
 	const char *rules;
@@ -61,7 +62,7 @@ enum { C_TOPOLOGY, C_PROFILE, C_SHOW, C_APPLY, C_TUNE, C_EXEC, C_STATUS,
        C_DAEMON, C_INSPECT, NR_CMDS, C_RULE = NR_CMDS };
 
 /* The options in the table of opts.c (which checks the count). */
-#define NR_OPTS		49
+#define NR_OPTS		50
 
 /* The words of the command line that are not options. */
 struct words {

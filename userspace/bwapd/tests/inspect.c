@@ -349,6 +349,18 @@ TEST(process_command_line)
 		 (int)pid);
 	EXPECT_EQ(2, run(args));
 	EXPECT_NE(NULL, strstr(out, "two slices"));
+	/* --range: the samples of those addresses alone; two hex addresses */
+	snprintf(args, sizeof(args), "inspect --pid %d --seconds 0.3 "
+		 "--range 1000-2000 --json", (int)pid);
+	EXPECT_EQ(0, run(args));
+	EXPECT_NE(NULL, strstr(out, "\"exclusivity\": null")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "addresses 1000-2000 only")) TH_LOG("%s", out);
+	snprintf(args, sizeof(args), "inspect --pid %d --range 2000-1000",
+		 (int)pid);
+	EXPECT_EQ(2, run(args));
+	EXPECT_NE(NULL, strstr(out, "START below END")) TH_LOG("%s", out);
+	snprintf(args, sizeof(args), "inspect --pid %d --range 1000", (int)pid);
+	EXPECT_EQ(2, run(args));
 	snprintf(args, sizeof(args), "--model %s/machines/bwap-b.json inspect --pid %d",
 		 BWM_DATADIR, (int)pid);
 	EXPECT_EQ(2, run(args));
