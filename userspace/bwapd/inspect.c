@@ -17,6 +17,7 @@
 #define MEMORY_SENSITIVE	0.2
 #define PRIVATE_DOMINATES	0.9	/* application exclusivity */
 #define SHARED_DOMINATES	0.6
+#define UNSETTLED		0.1	/* a wider exclusivity range */
 #define WORTH_CHANGING		1.05	/* predicted gain */
 #define ONE_NODE_SERVES		50.0	/* memory access imbalance, percent */
 #define POOR_LOCALITY		0.5	/* Loc_App */
@@ -103,6 +104,32 @@ static int busiest(const struct bwm_access_metrics *mt, int n)
 	return b;
 }
 
+/*
+ * What kind of pages, in words, where the range of the exclusivity
+ * supports one; else that the samples cannot tell.
+ */
+static const char *pages_kind(const struct inspect_estimate *e, char *buf,
+			      size_t len)
+{
+	if (e->excl_lo >= PRIVATE_DOMINATES)
+		return "mostly private pages (each used by one node)";
+	if (e->excl_hi <= SHARED_DOMINATES)
+		return "mostly shared pages (used by several nodes)";
+	if (e->excl_lo >= SHARED_DOMINATES && e->excl_hi <= PRIVATE_DOMINATES)
+		return "private and shared pages";
+	if (e->excl_hi - e->excl_lo > UNSETTLED)
+		snprintf(buf, len, "the samples cannot tell how private its "
+			 "pages are (exclusivity %.2f .. %.2f on %.3g samples a "
+			 "page: sample longer)", e->excl_lo, e->excl_hi,
+			 e->samples_per_page);
+	else
+		snprintf(buf, len, "private and shared pages, at the edge of "
+			 "mostly %s (exclusivity %.2f .. %.2f)",
+			 e->excl_hi > PRIVATE_DOMINATES ? "private" : "shared",
+			 e->excl_lo, e->excl_hi);
+	return buf;
+}
+
 void inspect_verdict(struct inspect_report *r)
 {
 	char *v = r->verdict, w[4 * BWM_MAX_NODES], args[256], part[640];
@@ -118,11 +145,8 @@ void inspect_verdict(struct inspect_report *r)
 		const struct bwm_access_metrics *mt = &r->metrics;
 
 		off = add(v, len, off, "%s", off ? ", " : "");
-		off = add(v, len, off, "%s", mt->exclusivity >= PRIVATE_DOMINATES ?
-			  "mostly private pages (each used by one node)" :
-			  mt->exclusivity <= SHARED_DOMINATES ?
-			  "mostly shared pages (used by several nodes)" :
-			  "private and shared pages");
+		off = add(v, len, off, "%s", pages_kind(&r->est, part,
+							sizeof(part)));
 		if (mt->located && mt->access_balance > ONE_NODE_SERVES) {
 			snprintf(part, sizeof(part),
 				 "; node %d serves %.0f%% of the accesses",
@@ -136,14 +160,14 @@ void inspect_verdict(struct inspect_report *r)
 		/* without the model, the paper's policies say what to do */
 		const struct bwm_access_metrics *mt = &r->metrics;
 
-		if (mt->locality < POOR_LOCALITY &&
-		    mt->exclusivity >= SHARED_DOMINATES)
+		if (r->est.loc_hi < POOR_LOCALITY &&
+		    r->est.excl_lo >= SHARED_DOMINATES)
 			off = add(v, len, off, "%s", "; most accesses go to pages "
 				  "away from the node that uses them most: place "
 				  "the private pages with their threads (first "
 				  "touch by the thread that uses them, or a move)");
 		if (mt->access_balance > ONE_NODE_SERVES &&
-		    mt->exclusivity < PRIVATE_DOMINATES)
+		    r->est.excl_hi < PRIVATE_DOMINATES)
 			off = add(v, len, off, "%s", "; spread the shared pages "
 				  "(weighted interleave) to relieve the busiest "
 				  "node");
@@ -157,7 +181,7 @@ void inspect_verdict(struct inspect_report *r)
 				 bwapd_numactl_args(r->weights, r->nr_nodes, args,
 						    sizeof(args)), r->gain,
 				 r->have_metrics &&
-				 r->metrics.exclusivity >= PRIVATE_DOMINATES ?
+				 r->est.excl_lo >= PRIVATE_DOMINATES ?
 				 " (bandwidth outweighs the locality of its "
 				 "private pages)" : "");
 		else
@@ -235,14 +259,22 @@ void inspect_print_text(const struct inspect_report *r, int verbose)
 		       mt->pages);
 		if (r->sample_seconds > 0)
 			printf(" over %.3g s", r->sample_seconds);
-		printf(": %s\n", r->source);
+		printf(", %.3g a page: %s\n", r->est.samples_per_page,
+		       r->source);
 		if (r->lost)
 			printf("  lost           %llu samples (full rings, CPUs of no node)\n",
 			       (unsigned long long)r->lost);
-		printf("  exclusivity    %.3f   (E_App: 1/%d all shared .. 1 all private)\n",
-		       mt->exclusivity, r->nr_nodes);
-		printf("  locality       %.3f   (Loc_App: accesses to pages on their most-accessing node)\n",
-		       mt->locality);
+		if (r->est.unresolved > 0)
+			printf("  rates          %.0f%% of the accesses on pages sampled in every slice: faster than the slices resolve (a shorter --interval would)\n",
+			       100 * r->est.unresolved);
+		printf("  exclusivity    %.3f   %.3f .. %.3f  (E_App: 1/%d all shared .. 1 all private)\n",
+		       mt->exclusivity, r->est.excl_lo, r->est.excl_hi,
+		       r->nr_nodes);
+		if (r->est.have_locality)
+			printf("  locality       %.3f   %.3f .. %.3f  (Loc_App: accesses to pages on their most-accessing node)\n",
+			       mt->locality, r->est.loc_lo, r->est.loc_hi);
+		else
+			printf("  locality       - (no sampled page is located)\n");
 		printf("  page balance   %.1f%%  (B_Pages: 0 even .. %d00 one node)\n",
 		       mt->page_balance, r->nr_nodes - 1);
 		printf("  access balance %.1f%%  (B_Acc)\n", mt->access_balance);
@@ -362,6 +394,8 @@ int inspect_print_json(const struct inspect_report *r, int verbose)
 		bj_int(s, "samples", (int64_t)r->samples);
 		bj_int(s, "lost", (int64_t)r->lost);
 		bj_int(s, "pages", mt->pages);
+		bj_num(s, "per_page", r->est.samples_per_page, "%.6g");
+		bj_num(s, "unresolved", r->est.unresolved, "%.6g");
 		bj_num(s, "seconds", r->sample_seconds, "%.6g");
 		if (r->pid)
 			bj_num(s, "from_monotonic", r->sample_from, "%.6f");
@@ -370,8 +404,17 @@ int inspect_print_json(const struct inspect_report *r, int verbose)
 	}
 	json_object_object_add(o, "samples", s);
 	if (r->have_metrics) {
+		double er[2] = { r->est.excl_lo, r->est.excl_hi };
+		double lr[2] = { r->est.loc_lo, r->est.loc_hi };
+
 		bj_num(o, "exclusivity", mt->exclusivity, "%.6g");
-		bj_num(o, "locality", mt->locality, "%.6g");
+		bj_nums(o, "exclusivity_range", er, 2, "%.6g");
+		if (r->est.have_locality) {
+			bj_num(o, "locality", mt->locality, "%.6g");
+			bj_nums(o, "locality_range", lr, 2, "%.6g");
+		} else {
+			bj_null(o, "locality", "no sampled page is located");
+		}
 		bj_num(o, "page_balance", mt->page_balance, "%.6g");
 		bj_num(o, "access_balance", mt->access_balance, "%.6g");
 		bj_nums(o, "node_accesses", mt->node_acc, r->nr_nodes, "%.6g");

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "bwapd.h"
+#include "inspect_estimate.h"
 
 #define INSPECT_MAX_MAPPINGS	64
 
@@ -46,7 +47,8 @@ struct inspect_report {
 	uint64_t lost;			/* dropped, or on CPUs of no node */
 	double sample_seconds;
 	double sample_from;		/* CLOCK_MONOTONIC at its start, s */
-	struct bwm_access_metrics metrics;
+	struct bwm_access_metrics metrics;	/* exclusivity, locality: est's */
+	struct inspect_estimate est;	/* their ranges, the draws a page */
 	int have_dynamicity;
 	double dynamicity;		/* page migrations per second (Eq. 7) */
 	long dyn_compared;		/* page-slice pairs it rests on */

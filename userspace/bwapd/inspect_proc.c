@@ -86,6 +86,10 @@ struct page_entry {
 	int slice_of;			/* the slice slice[] counts */
 	int prev_slice;			/* the last slice judged ... */
 	int prev;			/* ... and its most-sampling node */
+	int first_slice;		/* the slice of its first sample */
+	int hits;			/* slices in which it was sampled */
+	/* ... after the first, in each group of slices (inspect_slices) */
+	uint16_t group_hits[INSPECT_SLICE_GROUPS];
 	float acc[BWAPD_MAX_NODES];	/* samples from each node */
 	uint16_t slice[BWAPD_MAX_NODES];
 };
@@ -93,6 +97,7 @@ struct page_entry {
 struct samples {
 	const struct bwapd_topology *topo;
 	uint64_t start, end;		/* the addresses taken; end 0: all */
+	int *again;			/* per slice, inspect_slices */
 	size_t page_size;
 	long cap, used;
 	struct page_entry *e;
@@ -183,10 +188,17 @@ static void add_sample(void *arg, const struct access_sample *a)
 		e->slice_of = -1;
 		e->prev_slice = -2;
 		e->prev = -1;
+		e->first_slice = s->cur;
 		s->used++;
 	}
 	if (e->slice_of != s->cur) {
 		e->slice_of = s->cur;
+		if (e->hits++) {
+			s->again[s->cur]++;
+			if (e->group_hits[s->cur % INSPECT_SLICE_GROUPS] <
+			    UINT16_MAX)
+				e->group_hits[s->cur % INSPECT_SLICE_GROUPS]++;
+		}
 		memset(e->slice, 0, sizeof(e->slice));
 		s->touched[s->nr_touched++] = k;
 	}
@@ -221,9 +233,12 @@ static void end_slice(struct samples *s, int nr_nodes)
 
 /* ---- where the sampled pages are ---- */
 
-/* Ask the kernel the node of every sampled page (nothing moves). */
+/*
+ * Ask the kernel the node of every sampled page (nothing moves); its
+ * first sampled slice and the slices it was sampled in, for the estimate.
+ */
 static int locate(pid_t pid, struct samples *s, struct bwm_page *out,
-		  long *n)
+		  int *first, int *hits, uint16_t *group_hits, long *n)
 {
 	enum { BATCH = 1024 };
 	void *addr[BATCH];
@@ -236,6 +251,10 @@ static int locate(pid_t pid, struct samples *s, struct bwm_page *out,
 		memset(&out[m], 0, sizeof(out[m]));
 		out[m].addr = s->e[i].page - 1;
 		out[m].first_node = -1;
+		hits[m] = s->e[i].hits;
+		first[m] = s->e[i].first_slice;
+		memcpy(&group_hits[m * INSPECT_SLICE_GROUPS], s->e[i].group_hits,
+		       sizeof(s->e[i].group_hits));
 		for (k = 0; k < BWAPD_MAX_NODES; k++)
 			out[m].acc[k] = s->e[i].acc[k];
 		addr[batch++] = (void *)(uintptr_t)(out[m].addr * s->page_size);
@@ -357,6 +376,10 @@ int inspect_process_pages(pid_t pid, const struct bwapd_topology *topo,
 {
 	struct samples s = { .topo = topo, .start = o->start, .end = o->end };
 	struct bwm_page *pages = NULL;
+	int *hits = NULL, *first = NULL;
+	uint16_t *group_hits = NULL;
+	double *arm = NULL;		/* when each slice began */
+	struct inspect_slices sl;
 	struct sampler *smp;
 	char sd_why[160] = "", path[64];
 	double t0, next_scan, t;
@@ -402,6 +425,21 @@ int inspect_process_pages(pid_t pid, const struct bwapd_topology *topo,
 	t0 = now_s();
 	next_scan = t0 + 1;
 	while (!ret && (t = now_s()) - t0 < o->seconds) {
+		if (s.cur % 64 == 0) {
+			double *a = realloc(arm, (s.cur + 64) * sizeof(*a));
+			int *g = a ? realloc(s.again, (s.cur + 64) *
+					     sizeof(*g)) : NULL;
+
+			if (a)
+				arm = a;
+			if (!g) {
+				ret = -ENOMEM;
+				break;
+			}
+			s.again = g;
+			memset(g + s.cur, 0, 64 * sizeof(*g));
+		}
+		arm[s.cur] = t;
 		ret = sampler_arm(smp);
 		if (ret)
 			break;
@@ -416,6 +454,10 @@ int inspect_process_pages(pid_t pid, const struct bwapd_topology *topo,
 	}
 	r->sample_seconds = now_s() - t0;
 	r->sample_from = t0;
+	/* the slices' lengths, from one clear to the next (the last: to now) */
+	for (j = 0; j < s.cur; j++)
+		arm[j] = (j + 1 < s.cur ? arm[j + 1] : t0 + r->sample_seconds) -
+			 arm[j];
 	r->samples = s.total;
 	r->threads = smp->nr;
 	r->lost = smp->lost + s.unplaced;
@@ -439,7 +481,12 @@ int inspect_process_pages(pid_t pid, const struct bwapd_topology *topo,
 
 	/* where the sampled pages are, the metrics on them */
 	pages = calloc(s.used ? s.used : 1, sizeof(*pages));
-	ret = pages ? locate(pid, &s, pages, &n) : -ENOMEM;
+	hits = calloc(s.used ? s.used : 1, sizeof(*hits));
+	first = calloc(s.used ? s.used : 1, sizeof(*first));
+	group_hits = calloc((s.used ? s.used : 1) * INSPECT_SLICE_GROUPS,
+			    sizeof(*group_hits));
+	ret = pages && hits && first && group_hits ?
+	      locate(pid, &s, pages, first, hits, group_hits, &n) : -ENOMEM;
 	if (!ret)
 		ret = read_pages(r);
 	if (ret) {
@@ -449,9 +496,17 @@ int inspect_process_pages(pid_t pid, const struct bwapd_topology *topo,
 	}
 	describe_source(r, soft_dirty, sd_why, nb, o->interval, o);
 	if (s.used) {
-		ret = bwm_access_metrics(pages, n, topo->nr_nodes, &r->metrics);
+		sl = (struct inspect_slices){ .nr = s.cur, .len = arm,
+					      .first = first, .hits = hits,
+					      .group_hits = group_hits,
+					      .again = s.again };
+		ret = inspect_estimate(pages, n, topo->nr_nodes, &sl,
+				       &r->est) ?:
+		      bwm_access_metrics(pages, n, topo->nr_nodes, &r->metrics);
 		if (ret)
 			goto out;
+		r->metrics.exclusivity = r->est.exclusivity;
+		r->metrics.locality = r->est.locality;
 		/* NodePages: every resident page of the process */
 		for (j = 0; j < topo->nr_nodes; j++)
 			r->metrics.node_pages[j] = (double)r->pages[j];
@@ -485,6 +540,11 @@ out:
 	}
 	*pagesp = pages;
 	*np = n;
+	free(hits);
+	free(first);
+	free(group_hits);
+	free(arm);
+	free(s.again);
 	free(s.e);
 	free(s.touched);
 	return ret;

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Exclusivity and locality from sampled accesses, with their range
+ * (inspect_estimate.h says what each correction answers).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inspect_estimate.h"
+#include "inspect_rates.h"
+
+/* Standard deviations of a difference that decide a page's locality. */
+#define DECIDED_Z	2.0
+/*
+ * How much faster than the slowest rate that fits them the pages
+ * sampled in every slice may be, for the range.
+ */
+#define UNRESOLVED_FACTOR	4.0
+
+/* The figures a page adds up: the two ends of each range. */
+enum { LOO, PLUG, LOC, LOC_LO, LOC_HI, FIGS };
+
+/* One page: its weight, its figures and their variances. */
+struct page_est {
+	double w;			/* estimated accesses (rate, or draws) */
+	double x[FIGS], var[FIGS];
+	int located;
+};
+
+/* Sums over pages of w, w x and w^2 var(x), per figure. */
+struct sums {
+	long pages;
+	double w[2];			/* all pages, located ones */
+	double wx[FIGS], w2var[FIGS];
+};
+
+/*
+ * The share of the draws that the most frequent node of the others
+ * predicts, each draw left out in turn; ties among the nodes that
+ * access at all (from any page) share the prediction.
+ */
+static double leave_one_out(const long *c, int nr, uint32_t access, long s)
+{
+	double t = 0;
+	int j, k;
+
+	for (k = 0; k < nr; k++) {
+		long top = -1;
+		int tied = 0;
+
+		if (!c[k])
+			continue;
+		for (j = 0; j < nr; j++) {
+			long d = c[j] - (j == k);
+
+			if (!(access >> j & 1))
+				continue;
+
+			if (d > top) {
+				top = d;
+				tied = 1;
+			} else if (d == top) {
+				tied++;
+			}
+		}
+		if (c[k] - 1 == top)
+			t += (double)c[k] / tied;
+	}
+	return t / s;
+}
+
+static void locality_of(const long *c, int nr, int node, struct page_est *pe)
+{
+	long top = 0, d;
+	double sd;
+	int j;
+
+	pe->located = node >= 0 && node < nr;
+	if (!pe->located)
+		return;
+	for (j = 0; j < nr; j++)
+		if (j != node && c[j] > top)
+			top = c[j];
+	d = c[node] - top;
+	sd = sqrt((double)(c[node] + top));
+	pe->x[LOC] = d > 0 ? 1 : d == 0 ? 0.5 : 0;
+	pe->x[LOC_LO] = d > DECIDED_Z * sd ? 1 : 0;
+	pe->x[LOC_HI] = d < -DECIDED_Z * sd ? 0 : 1;
+}
+
+static void add(struct sums *s, const struct page_est *pe, double scale)
+{
+	double w = pe->w * scale;
+	int f;
+
+	s->pages++;
+	s->w[0] += w;
+	if (pe->located)
+		s->w[1] += w;
+	for (f = 0; f < FIGS; f++) {
+		if (f >= LOC && !pe->located)
+			break;
+		s->wx[f] += w * pe->x[f];
+		s->w2var[f] += w * w * pe->var[f];
+	}
+}
+
+/* Two sums as one. */
+static struct sums merged(const struct sums *a, const struct sums *b)
+{
+	struct sums s = *a;
+	int f;
+
+	s.pages += b->pages;
+	s.w[0] += b->w[0];
+	s.w[1] += b->w[1];
+	for (f = 0; f < FIGS; f++) {
+		s.wx[f] += b->wx[f];
+		s.w2var[f] += b->w2var[f];
+	}
+	return s;
+}
+
+/* The weighted mean of figure f, and its standard error by the draws. */
+static double mean(const struct sums *s, int f, double *se)
+{
+	int k = f >= LOC;
+
+	if (!(s->w[k] > 0)) {
+		*se = 0;
+		return 0;
+	}
+	*se = sqrt(s->w2var[f]) / s->w[k];
+	return s->wx[f] / s->w[k];
+}
+
+static double clamp(double v, double lo, double hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* The estimates of each group of slices alone: w and w x per figure. */
+struct group_sums {
+	double w[INSPECT_SLICE_GROUPS][2];
+	double wx[INSPECT_SLICE_GROUPS][FIGS];
+};
+
+/*
+ * The standard error of figure f's weighing: the spread of the groups'
+ * estimates over the square root of their number; 0 without groups.
+ */
+static double weighing_se(const struct group_sums *gs, int groups, int f)
+{
+	double m[INSPECT_SLICE_GROUPS], mean = 0, var = 0;
+	int g, k = f >= LOC;
+
+	if (groups < 2)
+		return 0;
+	for (g = 0; g < groups; g++) {
+		m[g] = gs->w[g][k] > 0 ? gs->wx[g][f] / gs->w[g][k] : 0;
+		mean += m[g] / groups;
+	}
+	for (g = 0; g < groups; g++)
+		var += (m[g] - mean) * (m[g] - mean) / (groups - 1);
+	return sqrt(var / groups);
+}
+
+/* Widen [*lo, *hi] to figures flo, fhi of s, two standard errors out. */
+static void widen(const struct sums *s, const struct group_sums *gs,
+		  int groups, int flo, int fhi, double *lo, double *hi)
+{
+	double se, m, sw;
+
+	m = mean(s, flo, &se);
+	sw = weighing_se(gs, groups, flo);
+	*lo = fmin(*lo, m - 2 * sqrt(se * se + sw * sw));
+	m = mean(s, fhi, &se);
+	sw = weighing_se(gs, groups, fhi);
+	*hi = fmax(*hi, m + 2 * sqrt(se * se + sw * sw));
+}
+
+int inspect_estimate(struct bwm_page *p, long n, int nr_nodes,
+		     const struct inspect_slices *sl,
+		     struct inspect_estimate *e)
+{
+	const int G = INSPECT_SLICE_GROUPS;
+	struct sums rest = { 0 }, sat = { 0 }, faster = { 0 }, all, fast;
+	double draws = 0, lo = 1, hi = 0, llo = 1, lhi = 0, floor, se;
+	double *rate = NULL, *group[INSPECT_SLICE_GROUPS] = { NULL };
+	static struct group_sums gsum;
+	int j, f, g, groups = sl && sl->group_hits ? G : 0, ret = 0;
+	char *saturated = NULL;
+	uint32_t access = 0;
+	long i, one = n ? n : 1;
+
+	if (nr_nodes < 1 || nr_nodes > BWM_MAX_NODES || n < 0 ||
+	    (sl && (sl->nr < 1 || !sl->len || !sl->first || !sl->hits)))
+		return -EINVAL;
+	memset(e, 0, sizeof(*e));
+	memset(&gsum, 0, sizeof(gsum));
+	if (sl) {
+		saturated = calloc(one, 1);
+		rate = calloc(one, sizeof(*rate));
+		ret = saturated && rate ? 0 : -ENOMEM;
+		for (g = 0; !ret && g < groups; g++)
+			if (!(group[g] = calloc(one, sizeof(*group[g]))))
+				ret = -ENOMEM;
+		if (!ret)
+			ret = inspect_rates(sl, n, rate, group, saturated);
+		if (ret)
+			goto out;
+	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < nr_nodes; j++)
+			if (p[i].acc[j] > 0)
+				access |= 1u << j;
+	for (i = 0; i < n; i++) {
+		long c[BWM_MAX_NODES], s = 0, top = 0;
+		struct page_est pe = { 0 };
+		double plug, loo;
+
+		for (j = 0; j < nr_nodes; j++) {
+			c[j] = p[i].acc[j] > 0 ? lround(p[i].acc[j]) : 0;
+			s += c[j];
+			if (c[j] > top)
+				top = c[j];
+		}
+		if (!s)
+			continue;
+		draws += (double)s;
+		plug = (double)top / s;
+		loo = leave_one_out(c, nr_nodes, access, s);
+		pe.x[PLUG] = plug;
+		pe.x[LOO] = loo;
+		pe.var[PLUG] = plug * (1 - plug) / s;
+		pe.var[LOO] = fmax(plug * (1 - plug), loo * (1 - loo)) / s;
+		locality_of(c, nr_nodes, p[i].node, &pe);
+		/* the draws of the model's accesses are its weight */
+		pe.w = sl ? rate[i] : (double)s;
+		if (sl && saturated[i]) {
+			add(&sat, &pe, 1);
+			add(&faster, &pe, UNRESOLVED_FACTOR);
+		} else {
+			add(&rest, &pe, 1);
+		}
+		for (g = 0; g < groups; g++)
+			for (f = 0; f < FIGS; f++) {
+				if (f >= LOC && !pe.located)
+					break;
+				if (f == 0 || f == LOC)
+					gsum.w[g][f >= LOC] += group[g][i];
+				gsum.wx[g][f] += group[g][i] * pe.x[f];
+			}
+		for (j = 0; j < nr_nodes; j++)
+			p[i].acc[j] = pe.w * c[j] / s;
+	}
+	all = merged(&rest, &sat);
+	if (!all.pages)
+		goto out;
+	fast = merged(&rest, &faster);
+	e->pages = all.pages;
+	e->samples_per_page = draws / all.pages;
+	e->unresolved = sat.w[0] / all.w[0];
+	/* no page is shared by more nodes than access at all */
+	floor = 1.0 / __builtin_popcount(access);
+	e->exclusivity = clamp(mean(&all, LOO, &se), floor, 1);
+	widen(&all, &gsum, groups, LOO, PLUG, &lo, &hi);
+	widen(&fast, &gsum, groups, LOO, PLUG, &lo, &hi);
+	e->excl_lo = clamp(lo, floor, e->exclusivity);
+	e->excl_hi = clamp(hi, e->exclusivity, 1);
+	e->have_locality = all.w[1] > 0;
+	if (e->have_locality) {
+		e->locality = mean(&all, LOC, &se);
+		widen(&all, &gsum, groups, LOC_LO, LOC_HI, &llo, &lhi);
+		widen(&fast, &gsum, groups, LOC_LO, LOC_HI, &llo, &lhi);
+		e->loc_lo = clamp(llo, 0, e->locality);
+		e->loc_hi = clamp(lhi, e->locality, 1);
+	}
+out:
+	for (g = 0; g < G; g++)
+		free(group[g]);
+	free(rate);
+	free(saturated);
+	return ret;
+}
