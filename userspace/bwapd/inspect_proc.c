@@ -7,6 +7,7 @@
  * with a machine and a workload class of the model, the prediction.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +89,7 @@ struct page_entry {
 	int prev;			/* ... and its most-sampling node */
 	int first_slice;		/* the slice of its first sample */
 	int hits;			/* slices in which it was sampled */
+	int last_hit, prev_hit;		/* the last two of them */
 	/* ... after the first, in each group of slices (inspect_slices) */
 	uint16_t group_hits[INSPECT_SLICE_GROUPS];
 	float acc[BWAPD_MAX_NODES];	/* samples from each node */
@@ -98,6 +100,7 @@ struct samples {
 	const struct bwapd_topology *topo;
 	uint64_t start, end;		/* the addresses taken; end 0: all */
 	int *again;			/* per slice, inspect_slices */
+	double *arm;			/* when each slice's clear began */
 	size_t page_size;
 	long cap, used;
 	struct page_entry *e;
@@ -152,6 +155,36 @@ static int grow(struct samples *s)
 	return 0;
 }
 
+/*
+ * A page sampled in a slice: the slice whose clear came before the fault
+ * (drained with this slice's, a fault may still belong to the one
+ * before), when the sample has its time.
+ */
+static void hit(struct samples *s, struct page_entry *e,
+		const struct access_sample *a)
+{
+	int h = s->cur, g;
+
+	if (a->time && h > 0 && a->time / 1e9 < s->arm[h])
+		h--;
+	if (h == e->last_hit || h == e->prev_hit)
+		return;
+	if (h > e->last_hit) {
+		e->prev_hit = e->last_hit;
+		e->last_hit = h;
+	} else {
+		e->prev_hit = h;
+	}
+	if (h < e->first_slice)
+		e->first_slice = h;
+	if (e->hits++) {
+		g = h % INSPECT_SLICE_GROUPS;
+		s->again[h]++;
+		if (e->group_hits[g] < UINT16_MAX)
+			e->group_hits[g]++;
+	}
+}
+
 static void add_sample(void *arg, const struct access_sample *a)
 {
 	struct samples *s = arg;
@@ -188,17 +221,13 @@ static void add_sample(void *arg, const struct access_sample *a)
 		e->slice_of = -1;
 		e->prev_slice = -2;
 		e->prev = -1;
-		e->first_slice = s->cur;
+		e->first_slice = INT_MAX;
+		e->last_hit = e->prev_hit = -1;
 		s->used++;
 	}
+	hit(s, e, a);
 	if (e->slice_of != s->cur) {
 		e->slice_of = s->cur;
-		if (e->hits++) {
-			s->again[s->cur]++;
-			if (e->group_hits[s->cur % INSPECT_SLICE_GROUPS] <
-			    UINT16_MAX)
-				e->group_hits[s->cur % INSPECT_SLICE_GROUPS]++;
-		}
 		memset(e->slice, 0, sizeof(e->slice));
 		s->touched[s->nr_touched++] = k;
 	}
@@ -378,7 +407,7 @@ int inspect_process_pages(pid_t pid, const struct bwapd_topology *topo,
 	struct bwm_page *pages = NULL;
 	int *hits = NULL, *first = NULL;
 	uint16_t *group_hits = NULL;
-	double *arm = NULL;		/* when each slice began */
+	double *arm;
 	struct inspect_slices sl;
 	struct sampler *smp;
 	char sd_why[160] = "", path[64];
@@ -426,12 +455,12 @@ int inspect_process_pages(pid_t pid, const struct bwapd_topology *topo,
 	next_scan = t0 + 1;
 	while (!ret && (t = now_s()) - t0 < o->seconds) {
 		if (s.cur % 64 == 0) {
-			double *a = realloc(arm, (s.cur + 64) * sizeof(*a));
+			double *a = realloc(s.arm, (s.cur + 64) * sizeof(*a));
 			int *g = a ? realloc(s.again, (s.cur + 64) *
 					     sizeof(*g)) : NULL;
 
 			if (a)
-				arm = a;
+				s.arm = a;
 			if (!g) {
 				ret = -ENOMEM;
 				break;
@@ -439,7 +468,7 @@ int inspect_process_pages(pid_t pid, const struct bwapd_topology *topo,
 			s.again = g;
 			memset(g + s.cur, 0, 64 * sizeof(*g));
 		}
-		arm[s.cur] = t;
+		s.arm[s.cur] = t;
 		ret = sampler_arm(smp);
 		if (ret)
 			break;
@@ -455,6 +484,7 @@ int inspect_process_pages(pid_t pid, const struct bwapd_topology *topo,
 	r->sample_seconds = now_s() - t0;
 	r->sample_from = t0;
 	/* the slices' lengths, from one clear to the next (the last: to now) */
+	arm = s.arm;
 	for (j = 0; j < s.cur; j++)
 		arm[j] = (j + 1 < s.cur ? arm[j + 1] : t0 + r->sample_seconds) -
 			 arm[j];
@@ -543,7 +573,7 @@ out:
 	free(hits);
 	free(first);
 	free(group_hits);
-	free(arm);
+	free(s.arm);
 	free(s.again);
 	free(s.e);
 	free(s.touched);

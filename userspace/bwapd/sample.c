@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sample.h"
@@ -47,9 +48,19 @@ static int open_thread(struct sampler *s, pid_t tid)
 	a.config = PERF_COUNT_SW_PAGE_FAULTS;
 	a.sample_period = 1;
 	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU;
+	if (!s->untimed) {
+		a.sample_type |= PERF_SAMPLE_TIME;
+		a.use_clockid = 1;
+		a.clockid = CLOCK_MONOTONIC;
+	}
 	a.wakeup_events = 1 << 30;	/* nobody waits: rings are polled */
 	fd = syscall(SYS_perf_event_open, &a, tid, -1, -1,
 		     PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && errno == EINVAL && !s->untimed && !s->nr) {
+		/* a kernel without sample clocks: samples without times */
+		s->untimed = 1;
+		return open_thread(s, tid);
+	}
 	if (fd < 0)
 		return -errno;
 	th->ring = mmap(NULL, s->ring_bytes, PROT_READ | PROT_WRITE,
@@ -171,17 +182,21 @@ static long drain_ring(struct sampler *s, struct sampler_thread *th,
 		if (h.size <= sizeof(rec)) {
 			for (i = 0; i < h.size; i++)
 				rec[i] = data[(tail + i) % size];
-			if (h.type == PERF_RECORD_SAMPLE && h.size >= 32) {
-				struct access_sample a;
+			if (h.type == PERF_RECORD_SAMPLE &&
+			    h.size >= (s->untimed ? 32 : 40)) {
+				struct access_sample a = { 0 };
+				size_t at = 16;
 				uint32_t u32[2];
-				uint64_t addr;
 
-				/* pid, tid; addr; cpu, res */
+				/* pid, tid; time; addr; cpu, res */
 				memcpy(u32, rec + 8, 8);
 				a.tid = (pid_t)u32[1];
-				memcpy(&addr, rec + 16, 8);
-				a.addr = addr;
-				memcpy(u32, rec + 24, 8);
+				if (!s->untimed) {
+					memcpy(&a.time, rec + at, 8);
+					at += 8;
+				}
+				memcpy(&a.addr, rec + at, 8);
+				memcpy(u32, rec + at + 8, 8);
 				a.cpu = (int)u32[0];
 				fn(arg, &a);
 				n++;

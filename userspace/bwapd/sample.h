@@ -3,7 +3,8 @@
  * Access samples of a process (sample.c): which thread, on which CPU,
  * touched which address.  Every page fault of its threads is a sample
  * (the software page-fault event of perf_event_open(2), with
- * PERF_SAMPLE_TID | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU); faults come
+ * PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU,
+ * the time on CLOCK_MONOTONIC); faults come
  * from first touches, from the write faults that follow a clear of the
  * soft-dirty bits (writing 4 to /proc/PID/clear_refs write-protects every
  * page of the process), and from NUMA balancing's hinting faults when it
@@ -23,6 +24,7 @@ struct access_sample {
 	pid_t tid;
 	int cpu;
 	uint64_t addr;
+	uint64_t time;			/* CLOCK_MONOTONIC, ns; 0: not known */
 };
 
 struct sampler_thread {
@@ -36,6 +38,7 @@ struct sampler {
 	int clear_fd;			/* /proc/PID/clear_refs; -1: none */
 	size_t page, ring_bytes;
 	uint64_t lost;			/* samples the rings dropped */
+	int untimed;			/* the kernel gave no sample times */
 	int nr;
 	struct sampler_thread thread[SAMPLER_MAX_THREADS];
 };
