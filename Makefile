@@ -70,7 +70,7 @@ TIMED      = scripts/timed.sh $(STAGES)
 .PHONY: help deps source kernel kernels kernel-deb harness-source selftests numactl \
 	numactl-deb numactl-check numactl-package-check initramfs check checkpatch host-tests \
 	shellcheck manlint series-build demo bench bench-kernel \
-	compare-upstream shell clean model model-check reproduce bench-model bench-bwapd bench-inspect bench-tuner check-signature bwapd bwapd-check bwapd-static \
+	compare-upstream shell clean model model-check reproduce bench-model bench-bwapd bench-inspect bench-tuner check-signature check-inspect bwapd bwapd-check bwapd-static \
 	bwapd-deb bwapd-package-check
 
 help:
@@ -123,6 +123,8 @@ help:
 	@echo '                clock by executed instructions)'
 	@echo '  check-signature  bwapd inspect -- COMMAND on each synthetic class, alone'
 	@echo '                in numa4 (timing-dependent: not in check)'
+	@echo '  check-inspect bwapd inspect --pid against a program that counts its'
+	@echo '                writes (wi_inspect_shared), on BASE'"'"'s kernel and stock 7.3'
 	@echo '  bwapd         build bwapd, canonical weights and the tuner (build/bwapd/bwapd)'
 	@echo '  bwapd-check   bwapd'"'"'s tests under ASan/UBSan on the host, against'
 	@echo '                the model presets and fake sysfs trees (TAP in'
@@ -304,6 +306,20 @@ check-signature: kernel initramfs
 	@scripts/vm-run.sh --kernel $(BZIMAGE) --initrd $(INITRAMFS) --topology numa4 \
 		--mode test --out $(RESULTS)/$@ --append "wi.only=wi_signature_runs" >/dev/null
 	@scripts/prove-results.sh $(RESULTS)/$@/tap/*.tap
+
+# bwapd inspect --pid against a program that counts its writes
+# (wi_inspect_shared), in numa4 on the kernel of BASE and on Debian's
+# stock 7.3: its ranges must hold the truth, and an error of the weighing
+# that is not explained yet (Documentation/bwapd.md) can leave them by a
+# little, so make check leaves it out.
+check-inspect: kernel initramfs
+	@rm -rf $(RESULTS)/$@
+	@scripts/vm-run.sh --kernel $(BZIMAGE) --initrd $(INITRAMFS) --topology numa4 \
+		--mode test --out $(RESULTS)/$@/$(BASE) --append "wi.only=wi_inspect_shared" >/dev/null
+	@k=$$(bash -c '. scripts/lib.sh && upstream_kernel 7.3' | tail -1) && \
+		scripts/vm-run.sh --kernel "$$k" --initrd $(INITRAMFS) --topology numa4 \
+		--mode test --out $(RESULTS)/$@/stock-7.3 --append "wi.only=wi_inspect_shared" >/dev/null
+	@scripts/prove-results.sh $(RESULTS)/$@/*/tap/*.tap
 
 # What bwapd inspect's sampling costs a process, on Debian's stock 7.3
 # kernel (no debugging options) with the guest's clock counting executed

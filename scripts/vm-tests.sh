@@ -105,7 +105,7 @@ for t in $TOPOS; do
 	first=''
 	for s in "${!stock_kernel[@]}"; do
 		boot "stock-$s" "${stock_kernel[$s]}" numa4 \
-			--append "wi.only=bwapd,bwapd_privileges,wi_inspect,wi_inspect_shared"
+			--append "wi.only=bwapd,bwapd_privileges,wi_inspect"
 	done
 done
 wait || true
