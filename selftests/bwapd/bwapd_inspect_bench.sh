@@ -76,7 +76,7 @@ else
 fi
 sed 's/^/# /' $OUTF
 samples=$(sed -n 's/.*"samples": \([0-9]*\), "lost".*/\1/p' /tmp/inspect.json)
-secs=$(sed -n 's/.*"seconds": \([0-9.]*\) }.*/\1/p' /tmp/inspect.json)
+secs=$(sed -n 's/.*"seconds": \([0-9.]*\)[,} ].*/\1/p' /tmp/inspect.json)
 CLK=$(getconf CLK_TCK 2>/dev/null || echo 100)
 
 echo "$(rates 1 2) $(rates 3 4)" | awk -v pages=$((MIB * 256)) -v ticks="$ticks" \
