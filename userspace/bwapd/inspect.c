@@ -397,8 +397,10 @@ int inspect_print_json(const struct inspect_report *r, int verbose)
 		bj_num(s, "per_page", r->est.samples_per_page, "%.6g");
 		bj_num(s, "unresolved", r->est.unresolved, "%.6g");
 		bj_num(s, "seconds", r->sample_seconds, "%.6g");
-		if (r->pid)
+		if (r->pid) {
 			bj_num(s, "from_monotonic", r->sample_from, "%.6f");
+			bj_num(s, "clear_seconds", r->clear_seconds, "%.6g");
+		}
 	} else {
 		bj_str(s, "why", r->metrics_why);
 	}

@@ -47,6 +47,7 @@ struct inspect_report {
 	uint64_t lost;			/* dropped, or on CPUs of no node */
 	double sample_seconds;
 	double sample_from;		/* CLOCK_MONOTONIC at its start, s */
+	double clear_seconds;		/* a soft-dirty clear took, on average */
 	struct bwm_access_metrics metrics;	/* exclusivity, locality: est's */
 	struct inspect_estimate est;	/* their ranges, the draws a page */
 	int have_dynamicity;

@@ -411,7 +411,7 @@ int inspect_process_pages(pid_t pid, const struct bwapd_topology *topo,
 	struct inspect_slices sl;
 	struct sampler *smp;
 	char sd_why[160] = "", path[64];
-	double t0, next_scan, t;
+	double t0, next_scan, t, cleared = 0;
 	uint64_t migrated0;
 	int soft_dirty, nb, j, ret;
 	long n = 0;
@@ -472,6 +472,7 @@ int inspect_process_pages(pid_t pid, const struct bwapd_topology *topo,
 		ret = sampler_arm(smp);
 		if (ret)
 			break;
+		cleared += now_s() - t;
 		sleep_s(o->interval);
 		if (sampler_drain(smp, add_sample, &s) < 0)
 			ret = -EIO;
@@ -483,6 +484,7 @@ int inspect_process_pages(pid_t pid, const struct bwapd_topology *topo,
 	}
 	r->sample_seconds = now_s() - t0;
 	r->sample_from = t0;
+	r->clear_seconds = s.cur ? cleared / s.cur : 0;
 	/* the slices' lengths, from one clear to the next (the last: to now) */
 	arm = s.arm;
 	for (j = 0; j < s.cur; j++)
