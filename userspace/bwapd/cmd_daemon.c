@@ -39,10 +39,15 @@ struct daemon {
 	int nr_given_up;
 };
 
-/* The options of a rule on top of the daemon's; 0 or EXIT_USAGE. */
+/*
+ * The options of a rule on top of the daemon's, preset names made paths
+ * as on the command line (into a buffer of the last call: a tuner is
+ * forked before the next); 0 or EXIT_USAGE.
+ */
 static int rule_opts(const struct opts *o, const struct bwapd_rule *r,
 		     struct opts *ro)
 {
+	static char preset[4][BWAPD_PATH_MAX];
 	char *argv[BWAPD_RULE_ARGS + 1], where[4200];
 	int seen[NR_OPTS] = { 0 }, ret;
 	struct words w;
@@ -59,6 +64,8 @@ static int rule_opts(const struct opts *o, const struct bwapd_rule *r,
 	if (!ret)
 		ret = opts_check(seen, C_RULE, where) ||
 		      opts_metric(seen, ro, where);
+	if (!ret && opts_presets(ro, preset))
+		ret = EXIT_USAGE;
 	if (!ret && bwapd_tune_opts_check(&ro->tune)) {
 		bwapd_log(BWAPD_LOG_ERR, "%s: bad tuner parameters", where);
 		ret = EXIT_USAGE;

@@ -971,6 +971,20 @@ TEST_F(cli, options_per_command)
 	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir '' daemon --rules %s", rules));
 	EXPECT_EQ(2, r.status);
 	EXPECT_NE(NULL, strstr(r.out, "rules:2: --dry-run is not an option of a rule")) TH_LOG("%s", r.out);
+	/*
+	 * a rule names presets as the command line does: a preset's name is
+	 * checked before the daemon starts (the rule after it would stop a
+	 * daemon that took the name for a file)
+	 */
+	ASSERT_EQ(0, put("/", rules + 1, "x* --workload mixed --predict-with bwap-b\n"
+			 "y* --workload nosuch\nz* --dry-run\n"));
+	ASSERT_EQ(0, setenv("BWMODEL_DATA", BWM_DATADIR, 1));
+	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir '' daemon --rules %s", rules));
+	unsetenv("BWMODEL_DATA");
+	EXPECT_EQ(2, r.status);
+	EXPECT_EQ(NULL, strstr(r.out, "rules:1:")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "--workload nosuch: no preset workload")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "rules:2: bad options in this rule")) TH_LOG("%s", r.out);
 }
 
 /*
