@@ -190,7 +190,7 @@ int inspect_estimate(struct bwm_page *p, long n, int nr_nodes,
 	struct sums rest = { 0 }, sat = { 0 }, faster = { 0 }, all, fast;
 	double draws = 0, lo = 1, hi = 0, llo = 1, lhi = 0, floor, se;
 	double *rate = NULL, *group[INSPECT_SLICE_GROUPS] = { NULL };
-	static struct group_sums gsum;
+	struct group_sums gsum = { 0 };
 	int j, f, g, groups = sl && sl->group_hits ? G : 0, ret = 0;
 	char *saturated = NULL;
 	uint32_t access = 0;
@@ -200,7 +200,6 @@ int inspect_estimate(struct bwm_page *p, long n, int nr_nodes,
 	    (sl && (sl->nr < 1 || !sl->len || !sl->first || !sl->hits)))
 		return -EINVAL;
 	memset(e, 0, sizeof(*e));
-	memset(&gsum, 0, sizeof(gsum));
 	if (sl) {
 		saturated = calloc(one, 1);
 		rate = calloc(one, sizeof(*rate));
@@ -284,5 +283,19 @@ out:
 		free(group[g]);
 	free(rate);
 	free(saturated);
+	return ret;
+}
+
+int inspect_metrics(struct bwm_page *p, long n, int nr_nodes,
+		    const struct inspect_slices *sl, struct inspect_estimate *e,
+		    struct bwm_access_metrics *mt)
+{
+	int ret = inspect_estimate(p, n, nr_nodes, sl, e) ?:
+		  bwm_access_metrics(p, n, nr_nodes, mt);
+
+	if (!ret) {
+		mt->exclusivity = e->exclusivity;
+		mt->locality = e->locality;
+	}
 	return ret;
 }

@@ -70,6 +70,15 @@ struct inspect_slices {
 	const int *again;
 };
 
+/* A page number's or a key's slot in an open-addressing table. */
+static inline uint64_t inspect_hash(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
 /*
  * From the draws p[i].acc of page i from each node, and, for a process,
  * its slices sl (NULL: the draws are accesses, weighed as they are):
@@ -80,5 +89,13 @@ struct inspect_slices {
 int inspect_estimate(struct bwm_page *p, long n, int nr_nodes,
 		     const struct inspect_slices *sl,
 		     struct inspect_estimate *e);
+
+/*
+ * inspect_estimate(), then Diener et al.'s metrics on the pages as it
+ * weighs them, with its exclusivity and locality; 0 or -errno.
+ */
+int inspect_metrics(struct bwm_page *p, long n, int nr_nodes,
+		    const struct inspect_slices *sl, struct inspect_estimate *e,
+		    struct bwm_access_metrics *mt);
 
 #endif /* BWAPD_INSPECT_ESTIMATE_H */

@@ -182,15 +182,11 @@ int inspect_model(const struct bwm_machine *m, const struct bwm_workload *wl,
 	if (ret >= 0)
 		ret = map_trace(m, wl, policy, pages, MODEL_PAGES, ret);
 	if (!ret)
-		ret = inspect_estimate(pages, MODEL_PAGES, m->nr_nodes, NULL,
-				       &r->est) ?:
-		      bwm_access_metrics(pages, MODEL_PAGES, m->nr_nodes,
-					 &r->metrics);
+		ret = inspect_metrics(pages, MODEL_PAGES, m->nr_nodes, NULL,
+				      &r->est, &r->metrics);
 	free(pages);
 	if (ret)
 		return ret;
-	r->metrics.exclusivity = r->est.exclusivity;
-	r->metrics.locality = r->est.locality;
 	for (j = 0; j < m->nr_nodes; j++)
 		r->pages[j] = (uint64_t)r->metrics.node_pages[j];
 	r->have_metrics = 1;

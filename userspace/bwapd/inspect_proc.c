@@ -115,14 +115,6 @@ struct samples {
 	int tnode[SAMPLER_MAX_THREADS];
 };
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
-}
-
 static int grow(struct samples *s)
 {
 	long ncap = s->cap ? s->cap * 2 : 4096, i, k;
@@ -137,8 +129,8 @@ static int grow(struct samples *s)
 	for (i = 0; i < s->cap; i++) {
 		if (!s->e[i].page)
 			continue;
-		for (k = (long)(mix(s->e[i].page) & (ncap - 1)); ne[k].page;
-		     k = (k + 1) & (ncap - 1))
+		for (k = (long)(inspect_hash(s->e[i].page) & (ncap - 1));
+		     ne[k].page; k = (k + 1) & (ncap - 1))
 			;
 		ne[k] = s->e[i];
 	}
@@ -212,7 +204,7 @@ static void add_sample(void *arg, const struct access_sample *a)
 	}
 	if ((s->used + 1) * 2 > s->cap && grow(s))
 		return;
-	for (k = (long)(mix(page) & (s->cap - 1)); s->e[k].page &&
+	for (k = (long)(inspect_hash(page) & (s->cap - 1)); s->e[k].page &&
 	     s->e[k].page != page; k = (k + 1) & (s->cap - 1))
 		;
 	e = &s->e[k];
@@ -532,13 +524,10 @@ int inspect_process_pages(pid_t pid, const struct bwapd_topology *topo,
 					      .first = first, .hits = hits,
 					      .group_hits = group_hits,
 					      .again = s.again };
-		ret = inspect_estimate(pages, n, topo->nr_nodes, &sl,
-				       &r->est) ?:
-		      bwm_access_metrics(pages, n, topo->nr_nodes, &r->metrics);
+		ret = inspect_metrics(pages, n, topo->nr_nodes, &sl, &r->est,
+				      &r->metrics);
 		if (ret)
 			goto out;
-		r->metrics.exclusivity = r->est.exclusivity;
-		r->metrics.locality = r->est.locality;
 		/* NodePages: every resident page of the process */
 		for (j = 0; j < topo->nr_nodes; j++)
 			r->metrics.node_pages[j] = (double)r->pages[j];

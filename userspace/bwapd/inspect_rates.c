@@ -26,21 +26,13 @@ struct groups {
 	long *slot;			/* hash: group + 1; 0 free */
 };
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
-}
-
 /* The group of (from, hits), made if new; -1: out of memory. */
 static long group_of(struct groups *gs, int from, int hits)
 {
 	uint64_t key = (uint64_t)from << 32 | (uint32_t)hits;
 	long k;
 
-	for (k = (long)(mix(key) & (gs->cap - 1)); gs->slot[k];
+	for (k = (long)(inspect_hash(key) & (gs->cap - 1)); gs->slot[k];
 	     k = (k + 1) & (gs->cap - 1)) {
 		struct group *g = &gs->g[gs->slot[k] - 1];
 
