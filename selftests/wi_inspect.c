@@ -404,15 +404,21 @@ TEST_F_TIMEOUT(inspect, metrics_match_the_layout, 600)
 	} else {
 		EXPECT_LE(got, n + READ_PAGES / 4);
 	}
-	/* every node holds at least the program's pages there */
+	/*
+	 * Every node holds at least the program's pages there, counted when
+	 * bwapd ended: those that were there before and after it ran, but
+	 * for a page that NUMA balancing moved away and back meanwhile (two
+	 * of its migrations).
+	 */
 	np = jarray(out, "pages", pages, 64);
 	ASSERT_GE(np, T);
 	for (j = 0; j < T; j++) {
 		long mine = 0;
 
 		for (i = 0; i < n; i++)
-			mine += after[i] == self->nodes[j];
-		EXPECT_GE(pages[self->nodes[j]], mine);
+			mine += before[i] == self->nodes[j] &&
+				after[i] == self->nodes[j];
+		EXPECT_GE(pages[self->nodes[j]] + migrated / 2, mine);
 	}
 	/* dynamicity rests on slices in a row */
 	EXPECT_GT(jnum(out, "compared"), 0);

@@ -118,7 +118,11 @@ static double rate_of(struct groups *gs, const double *x, int nr, int from,
 /*
  * Each slice's exposure: the one at which the rates of the pages sampled
  * before it expect the pages it sampled again (none: as if half a page
- * was); then all scaled to the lengths' sum.
+ * was; all: all but half a page); then all scaled to the lengths' sum.
+ * A page sampled in every slice after its first has a rate that is only
+ * a floor, and it was sampled again in each of those slices: it tells
+ * nothing of an exposure, and neither the rates nor the counts include
+ * it.  A slice after none of the other pages keeps its length.
  */
 static void fit_exposures(const struct groups *gs,
 			  const struct inspect_slices *sl, double *x)
@@ -128,17 +132,28 @@ static void fit_exposures(const struct groups *gs,
 	long i;
 
 	for (k = 0; k < sl->nr; k++) {
-		double a = x[k], h = sl->again[k] > 0 ? sl->again[k] : 0.5;
+		double a = x[k], h = sl->again[k], before = 0;
 
 		want += sl->len[k];
-		for (it = 0; it < 50; it++) {
+		for (i = 0; i < gs->nr; i++) {
+			const struct group *g = &gs->g[i];
+
+			if (g->from > k)
+				continue;
+			if (g->hits == sl->nr - g->from)
+				h -= g->count;
+			else
+				before += g->count;
+		}
+		h = fmin(fmax(h, 0.5), before - 0.5);
+		for (it = 0; before >= 1 && it < 50; it++) {
 			double e = 0, d = 0, step;
 
 			for (i = 0; i < gs->nr; i++) {
 				const struct group *g = &gs->g[i];
 				double q;
 
-				if (g->from > k)
+				if (g->from > k || g->hits == sl->nr - g->from)
 					continue;
 				q = exp(-g->r * a);
 				e += g->count * (1 - q);

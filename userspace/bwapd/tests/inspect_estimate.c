@@ -353,6 +353,7 @@ TEST(saturated_pages_are_named)
 	static struct bwm_page p[PAGES];
 	static int hits[PAGES], first[PAGES];
 	struct inspect_estimate e;
+	int i;
 
 	sample(&fast, 40, 5, p, hits, first);
 	ASSERT_EQ(0, inspect_estimate(p, PAGES, NODES, slices(40, hits, first),
@@ -360,6 +361,25 @@ TEST(saturated_pages_are_named)
 	EXPECT_NEAR(1, e.unresolved, 1e-9);
 	/* alike: (256 x 1 + 256 x 1/4) / 512 */
 	EXPECT_NEAR(0.625, e.exclusivity, 0.03);
+	/*
+	 * Every page was sampled again in every slice: no exposure explains
+	 * that better than a slice's own length, and a page's rate is the
+	 * slowest that fits its hits (39.5 of 39 slices of one unit:
+	 * ln 78 = 4.36 writes a unit), the same for every page.
+	 */
+	for (i = 0; i < PAGES; i++) {
+		double w = 0;
+		int j;
+
+		for (j = 0; j < NODES; j++)
+			w += p[i].acc[j];
+		if (w < 4.3 || w > 4.4)
+			break;
+	}
+	EXPECT_EQ(PAGES, i);
+	if (i < PAGES)
+		TH_LOG("page %d weighs %g", i, p[i].acc[0] + p[i].acc[1] +
+		       p[i].acc[2] + p[i].acc[3]);
 }
 
 /* One sample a page tells nothing: the range spans what is possible. */
