@@ -17,12 +17,13 @@
  *
  * The rates keep most pages unwritten in some slices (about one write
  * a slice per private page, one and a half per shared page), so that
- * how often a page is sampled tells its rate.  bwapd must hold the
- * exclusivity's truth within the range it reports, and report a range
- * narrow enough to mean something; the locality's truth must not lie
- * above its range.  Both regions have a policy of their own, which
- * NUMA balancing does not scan: the samples are the soft-dirty write
- * faults alone.
+ * how often a page is sampled tells its rate; slices of 0.1 s keep the
+ * soft-dirty clear, which takes up to tens of milliseconds in an
+ * emulated machine, a small part of each.  bwapd must hold the truths
+ * of exclusivity and locality within the ranges it reports, and report
+ * an exclusivity range narrow enough to mean something.  Both regions
+ * have a policy of their own, which NUMA balancing does not scan: the
+ * samples are the soft-dirty write faults alone.
  *
  * Runs wherever bwapd is on PATH and the machine has two CPU nodes or
  * more, on this project's kernels and on Debian's stock ones.
@@ -47,9 +48,9 @@
 #define MAX_T		8
 #define PRIV_PAGES	64		/* per thread */
 #define SHARED_PAGES	256
-#define SECONDS		"4"
-#define INTERVAL	"0.05"
-#define SLICES_PER_S	20		/* 1 / INTERVAL */
+#define SECONDS		"8"
+#define INTERVAL	"0.1"
+#define SLICES_PER_S	10		/* 1 / INTERVAL */
 /* writes a second to each page: a private one, a shared one by a thread */
 #define PRIV_RATE	(1.0 * SLICES_PER_S)
 #define SHARED_RATE	(0.3 * SLICES_PER_S)
@@ -379,18 +380,11 @@ TEST_F_TIMEOUT(shared, range_holds_the_truth, 600)
 	ASSERT_EQ(2, i);
 	EXPECT_TRUE(excl >= range[0] && excl <= range[1]);
 	EXPECT_LE(range[1] - range[0], MAX_EXCL_RANGE);
-	/*
-	 * The locality's range: its bottom is the private pages' share of the
-	 * estimated writes, which came out 0.005 to 0.01 above the truth in
-	 * the emulated machine in runs of 8 s, 60 samples a page or more (the
-	 * weighing's error there, about 2 %, is more than the slices' model
-	 * explains; Documentation/bwapd.md).  Its top must hold.
-	 */
 	ASSERT_EQ(2, jarray(out, "locality_range", lrange, 2));
 	got = jnum(out, "locality");
 	TH_LOG("locality %.3f (%.3f .. %.3f), truth %.3f", got, lrange[0],
 	       lrange[1], loc);
-	EXPECT_LE(loc, lrange[1]);
+	EXPECT_TRUE(loc >= lrange[0] && loc <= lrange[1]);
 	/* most pages are not written in every slice: rates are resolved */
 	got = jnum(strstr(out, "\"samples\": {"), "unresolved");
 	TH_LOG("%.3f of the weight on pages sampled in every slice", got);

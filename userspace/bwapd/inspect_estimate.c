@@ -30,6 +30,24 @@ struct page_est {
 	int located;
 };
 
+/*
+ * How the clears may have shortened a page's slices after a hit: not at
+ * all, by the whole clear's time (every page, as a wait for the lock or
+ * the TLB flush does), or by the part of it before the walk reaches the
+ * page (in address order).
+ */
+enum { CLEAR_NONE, CLEAR_ALL, CLEAR_WALK, CLEARS };
+
+/*
+ * A page's weight as each way of the clears has it, with its figures;
+ * 'sat': sampled in every slice.
+ */
+struct page_weighing {
+	double w[CLEARS];
+	double x[FIGS];
+	int located, sat;
+};
+
 /* Sums over pages of w, w x and w^2 var(x), per figure. */
 struct sums {
 	long pages;
@@ -168,18 +186,101 @@ static double weighing_se(const struct group_sums *gs, int groups, int f)
 	return sqrt(var / groups);
 }
 
-/* Widen [*lo, *hi] to figures flo, fhi of s, two standard errors out. */
-static void widen(const struct sums *s, const struct group_sums *gs,
-		  int groups, int flo, int fhi, double *lo, double *hi)
+/*
+ * The weighted mean of figure f with the clears' way c, the pages
+ * sampled in every slice weighing 'fast' times their rate.
+ */
+static double weighed(const struct page_weighing *pw, long n, int f, int c,
+		      double fast)
 {
-	double se, m, sw;
+	double sw = 0, swx = 0;
+	long i;
 
-	m = mean(s, flo, &se);
-	sw = weighing_se(gs, groups, flo);
-	*lo = fmin(*lo, m - 2 * sqrt(se * se + sw * sw));
-	m = mean(s, fhi, &se);
-	sw = weighing_se(gs, groups, fhi);
-	*hi = fmax(*hi, m + 2 * sqrt(se * se + sw * sw));
+	for (i = 0; i < n; i++) {
+		double w = pw[i].w[c] * (pw[i].sat ? fast : 1);
+
+		if (f >= LOC && !pw[i].located)
+			continue;
+		sw += w;
+		swx += w * pw[i].x[f];
+	}
+	return sw > 0 ? swx / sw : 0;
+}
+
+/*
+ * The range of figures flo (its least) and fhi (its largest) over every
+ * way of the clears, each two standard errors out; the pages sampled in
+ * every slice weighed alike among themselves, at the slowest rate that
+ * fits them or UNRESOLVED_FACTOR times that.
+ */
+static void range_of(const struct page_weighing *pw, long n,
+		     const struct sums *s, const struct group_sums *gs,
+		     int groups, int flo, int fhi, double *lo, double *hi)
+{
+	double se, sw, m;
+	int c, k;
+
+	*lo = 1;
+	*hi = 0;
+	for (c = 0; c < CLEARS; c++)
+		for (k = 0; k < 2; k++) {
+			double fast = k ? UNRESOLVED_FACTOR : 1;
+
+			mean(s, flo, &se);
+			sw = weighing_se(gs, groups, flo);
+			m = weighed(pw, n, flo, c, fast);
+			*lo = fmin(*lo, m - 2 * sqrt(se * se + sw * sw));
+			mean(s, fhi, &se);
+			sw = weighing_se(gs, groups, fhi);
+			m = weighed(pw, n, fhi, c, fast);
+			*hi = fmax(*hi, m + 2 * sqrt(se * se + sw * sw));
+		}
+}
+
+/*
+ * How much faster than its rate page i is written if each slice after a
+ * hit was shorter by 'lost' (s): the mean slice over the mean slice less
+ * 'lost' on the share of its slices that follow a hit.
+ */
+static double faster_by(const struct inspect_slices *sl, const double *tail,
+			long i, double lost)
+{
+	int from = sl->first[i] + 1;
+	double len, h;
+
+	if (!(lost > 0) || from >= sl->nr)
+		return 1;
+	len = tail[from] / (sl->nr - from);
+	h = (double)(sl->hits[i] - 1) / (sl->nr - from);
+	return len > lost ? len / (len - h * lost) : UNRESOLVED_FACTOR;
+}
+
+/* The order of the pages' addresses: the walk's. */
+static const struct bwm_page *by_addr_pages;
+
+static int by_addr(const void *a, const void *b)
+{
+	uint64_t x = by_addr_pages[*(const long *)a].addr;
+	uint64_t y = by_addr_pages[*(const long *)b].addr;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Each page's place in the walk, 0 (first) to 1 (last). */
+static int walk_places(const struct bwm_page *p, long n, double *place)
+{
+	long *ix = malloc((n ? n : 1) * sizeof(*ix)), i;
+
+	if (!ix)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		ix[i] = i;
+	by_addr_pages = p;
+	qsort(ix, n, sizeof(*ix), by_addr);
+	for (i = 0; i < n; i++)
+		place[ix[i]] = n > 1 ? (double)i / (n - 1) : 0;
+	free(ix);
+	return 0;
 }
 
 int inspect_estimate(struct bwm_page *p, long n, int nr_nodes,
@@ -187,23 +288,33 @@ int inspect_estimate(struct bwm_page *p, long n, int nr_nodes,
 		     struct inspect_estimate *e)
 {
 	const int G = INSPECT_SLICE_GROUPS;
-	struct sums rest = { 0 }, sat = { 0 }, faster = { 0 }, all, fast;
-	double draws = 0, lo = 1, hi = 0, llo = 1, lhi = 0, floor, se;
+	struct sums rest = { 0 }, sat = { 0 }, all;
+	double draws = 0, lo, hi, llo, lhi, floor, se;
 	double *rate = NULL, *group[INSPECT_SLICE_GROUPS] = { NULL };
+	double *tail = NULL, *place = NULL;
+	struct page_weighing *pw;
 	struct group_sums gsum = { 0 };
 	int j, f, g, groups = sl && sl->group_hits ? G : 0, ret = 0;
 	char *saturated = NULL;
 	uint32_t access = 0;
-	long i, one = n ? n : 1;
+	long i, nb = 0, one = n ? n : 1;
 
 	if (nr_nodes < 1 || nr_nodes > BWM_MAX_NODES || n < 0 ||
 	    (sl && (sl->nr < 1 || !sl->len || !sl->first || !sl->hits)))
 		return -EINVAL;
 	memset(e, 0, sizeof(*e));
+	pw = calloc(one, sizeof(*pw));
+	if (!pw)
+		return -ENOMEM;
 	if (sl) {
 		saturated = calloc(one, 1);
 		rate = calloc(one, sizeof(*rate));
-		ret = saturated && rate ? 0 : -ENOMEM;
+		tail = calloc(sl->nr + 1, sizeof(*tail));
+		place = calloc(one, sizeof(*place));
+		ret = saturated && rate && tail && place ?
+		      walk_places(p, n, place) : -ENOMEM;
+		for (j = sl->nr - 1; !ret && j >= 0; j--)
+			tail[j] = tail[j + 1] + sl->len[j];
 		for (g = 0; !ret && g < groups; g++)
 			if (!(group[g] = calloc(one, sizeof(*group[g]))))
 				ret = -ENOMEM;
@@ -239,12 +350,20 @@ int inspect_estimate(struct bwm_page *p, long n, int nr_nodes,
 		locality_of(c, nr_nodes, p[i].node, &pe);
 		/* the draws of the model's accesses are its weight */
 		pe.w = sl ? rate[i] : (double)s;
-		if (sl && saturated[i]) {
-			add(&sat, &pe, 1);
-			add(&faster, &pe, UNRESOLVED_FACTOR);
-		} else {
-			add(&rest, &pe, 1);
+		add(sl && saturated[i] ? &sat : &rest, &pe, 1);
+		pw[nb].w[CLEAR_NONE] = pe.w;
+		pw[nb].w[CLEAR_ALL] = pe.w;
+		pw[nb].w[CLEAR_WALK] = pe.w;
+		if (sl) {
+			pw[nb].w[CLEAR_ALL] *= faster_by(sl, tail, i, sl->clear);
+			pw[nb].w[CLEAR_WALK] *=
+				faster_by(sl, tail, i, sl->clear * place[i]);
 		}
+		pw[nb].located = pe.located;
+		pw[nb].sat = sl && saturated[i];
+		for (f = 0; f < FIGS; f++)
+			pw[nb].x[f] = pe.x[f];
+		nb++;
 		for (g = 0; g < groups; g++)
 			for (f = 0; f < FIGS; f++) {
 				if (f >= LOC && !pe.located)
@@ -259,22 +378,20 @@ int inspect_estimate(struct bwm_page *p, long n, int nr_nodes,
 	all = merged(&rest, &sat);
 	if (!all.pages)
 		goto out;
-	fast = merged(&rest, &faster);
 	e->pages = all.pages;
 	e->samples_per_page = draws / all.pages;
 	e->unresolved = sat.w[0] / all.w[0];
 	/* no page is shared by more nodes than access at all */
 	floor = 1.0 / __builtin_popcount(access);
 	e->exclusivity = clamp(mean(&all, LOO, &se), floor, 1);
-	widen(&all, &gsum, groups, LOO, PLUG, &lo, &hi);
-	widen(&fast, &gsum, groups, LOO, PLUG, &lo, &hi);
+	range_of(pw, nb, &all, &gsum, groups, LOO, PLUG, &lo, &hi);
 	e->excl_lo = clamp(lo, floor, e->exclusivity);
 	e->excl_hi = clamp(hi, e->exclusivity, 1);
 	e->have_locality = all.w[1] > 0;
 	if (e->have_locality) {
 		e->locality = mean(&all, LOC, &se);
-		widen(&all, &gsum, groups, LOC_LO, LOC_HI, &llo, &lhi);
-		widen(&fast, &gsum, groups, LOC_LO, LOC_HI, &llo, &lhi);
+		range_of(pw, nb, &all, &gsum, groups, LOC_LO, LOC_HI, &llo,
+			 &lhi);
 		e->loc_lo = clamp(llo, 0, e->locality);
 		e->loc_hi = clamp(lhi, e->locality, 1);
 	}
@@ -283,6 +400,9 @@ out:
 		free(group[g]);
 	free(rate);
 	free(saturated);
+	free(tail);
+	free(place);
+	free(pw);
 	return ret;
 }
 

@@ -28,8 +28,19 @@
  *   slices give alone (a pause of the writers, which moves many pages'
  *   hits at once, shows there).  A page sampled in every
  *   slice is written faster than the slices resolve: such pages are
- *   weighed alike among themselves, and the range spans their weighing
- *   at the slowest rate that fits them to four times that.
+ *   weighed alike among themselves, at the slowest rate that fits
+ *   them.
+ *
+ * - A clear is not instantaneous: the kernel walks the page tables in
+ *   address order.  A page written in the slice before is still
+ *   writable until the walk reaches it (or until the walk's TLB flush),
+ *   and writes until then make no sample: after a hit, a slice's
+ *   exposure is shorter by up to the clear's time, and by how much
+ *   depends on where the page lies.  A page's rate is therefore only
+ *   known up to a factor: up to the mean slice over the mean slice less
+ *   the clear's time on the share of its slices that follow a hit.  The
+ *   range spans every weighing within those factors (and, for the pages
+ *   sampled in every slice, within four times their rate).
  *
  * A page's locality (is it on its most-accessing node?) is decided where
  * its node's draws and the most frequent other node's differ by more
@@ -68,6 +79,8 @@ struct inspect_slices {
 	const uint16_t *group_hits;
 	/* a slice's pages sampled in an earlier slice too; NULL: unknown */
 	const int *again;
+	/* how long a clear took, on average (s); 0: no time */
+	double clear;
 };
 
 /* A page number's or a key's slot in an open-addressing table. */

@@ -523,7 +523,8 @@ int inspect_process_pages(pid_t pid, const struct bwapd_topology *topo,
 		sl = (struct inspect_slices){ .nr = s.cur, .len = arm,
 					      .first = first, .hits = hits,
 					      .group_hits = group_hits,
-					      .again = s.again };
+					      .again = s.again,
+					      .clear = r->clear_seconds };
 		ret = inspect_metrics(pages, n, topo->nr_nodes, &sl, &r->est,
 				      &r->metrics);
 		if (ret)

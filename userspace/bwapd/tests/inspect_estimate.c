@@ -24,6 +24,12 @@
 static uint16_t group_hits[PAGES * G];
 /* Each slice's pages sampled in an earlier slice too. */
 static int again[256];
+/*
+ * How long a clear takes (in slices of one unit), page i being cleared
+ * i / PAGES of the way through it: a page written in the slice before
+ * makes no sample until then (sample_in).
+ */
+static double walk;
 
 struct program {
 	double priv_rate;		/* a private page's writes a slice */
@@ -95,8 +101,8 @@ static void sample_in(const struct program *g, int k, const double *len,
 	memset(group_hits, 0, sizeof(group_hits));
 	memset(again, 0, sizeof(again));
 	for (i = 0; i < PAGES; i++) {
-		double t = 0;
-		int first = -1;
+		double t = 0, late = walk * i / PAGES;
+		int first = -1, was = 0;
 
 		p[i].node = i < NODES * PRIV ? i / PRIV : g->shared_node;
 		p[i].first_node = -1;
@@ -106,8 +112,12 @@ static void sample_in(const struct program *g, int k, const double *len,
 		for (s = 0; s < k; s++) {
 			double u;
 
-			if (uniform(&x) >= 1 - exp(-t * (len ? len[s] : 1)))
+			double d = (len ? len[s] : 1) - (was ? late : 0);
+
+			was = 0;
+			if (uniform(&x) >= 1 - exp(-t * d))
 				continue;
+			was = 1;
 			/* the first writer: node j with its share of the rate */
 			u = uniform(&x) * t;
 			for (j = 0; j < NODES - 1 && u >= page_rate(g, i, j); j++)
@@ -262,6 +272,43 @@ TEST(slices_of_unequal_lengths)
 	truth(&unequal, NULL, &excl, &loc);
 	sample_in(&unequal, 80, len, 13, p, hits, first);
 	holds(_metadata, p, hits, first, len, 80, excl, loc);
+}
+
+/*
+ * Clears that take 0.3 of a slice, the shared pages cleared after the
+ * private ones: after a hit, a shared page's slice is shorter than a
+ * private page's, its rate comes out lower and the exclusivity higher.
+ * The range that knows the clear's time holds the truth; the one that
+ * takes the clear as instantaneous misses it.
+ */
+TEST(clears_that_take_time)
+{
+	static struct bwm_page p[PAGES], q[PAGES];
+	static int hits[PAGES], first[PAGES];
+	int seed, held = 0, held_instant = 0;
+	double excl, loc;
+
+	truth(&unequal, NULL, &excl, &loc);
+	walk = 0.3;
+	for (seed = 1; seed <= SEEDS; seed++) {
+		struct inspect_slices sl = *slices(80, hits, first);
+		struct inspect_estimate e, e0;
+
+		sample(&unequal, 80, seed, p, hits, first);
+		memcpy(q, p, sizeof(q));
+		sl.clear = walk;
+		ASSERT_EQ(0, inspect_estimate(p, PAGES, NODES, &sl, &e));
+		sl.clear = 0;
+		ASSERT_EQ(0, inspect_estimate(q, PAGES, NODES, &sl, &e0));
+		TH_LOG("seed %d: exclusivity %.3f (%.3f .. %.3f), as if instantaneous (%.3f .. %.3f), truth %.3f",
+		       seed, e.exclusivity, e.excl_lo, e.excl_hi, e0.excl_lo,
+		       e0.excl_hi, excl);
+		held += excl >= e.excl_lo && excl <= e.excl_hi;
+		held_instant += excl >= e0.excl_lo && excl <= e0.excl_hi;
+	}
+	walk = 0;
+	EXPECT_GE(held, SEEDS - 1);
+	EXPECT_LE(held_instant, SEEDS / 2);
 }
 
 /*
