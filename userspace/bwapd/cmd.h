@@ -45,7 +45,10 @@ int cmd_unknown_set(const struct bwapd_file *f, const char *arg);
 /* ---- the weights as show prints them (cmd_show.c), also for profile ---- */
 
 void cmd_show_table(const struct bwapd_file *f, int nr_nodes, uint32_t only);
-void cmd_show_json(const struct bwapd_file *f, int nr_nodes, uint32_t only);
+/* The model's bandwidth and latency matrices (Intel MLC's), as tables. */
+void cmd_show_matrix(const struct bwapd_file *f, const struct bwapd_topology *t);
+void cmd_show_json(const struct bwapd_file *f, const struct bwapd_topology *t,
+		   uint32_t only);
 
 /* ---- the tuning run (cmd_tune.c), also for exec and the daemon --------- */
 

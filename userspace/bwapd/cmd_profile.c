@@ -205,9 +205,10 @@ int cmd_profile(const struct opts *o)
 		return cmd_error("write", ret, why);
 	}
 	if (o->json) {
-		cmd_show_json(&file, t.nr_nodes, 0);
+		cmd_show_json(&file, &t, 0);
 	} else {
 		cmd_show_table(&file, t.nr_nodes, 0);
+		cmd_show_matrix(&file, &t);
 		printf("written to %s\n", o->file);
 	}
 	bwapd_file_free(&file);

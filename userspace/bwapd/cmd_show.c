@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bwapd show: the canonical weights of the file, as a table or as JSON
- * (profile prints what it wrote the same way).
+ * bwapd show: the canonical weights of the file and the machine's model
+ * as bandwidth and latency matrices, as tables or as JSON (profile
+ * prints what it wrote the same way).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -102,14 +104,156 @@ static void show_table(const struct bwapd_file *f, int nr_nodes,
 		       "(--global): no set_mempolicy_weights(2), and %s\n", k->why);
 }
 
+/*
+ * The machine's model as Intel MLC prints its matrices: a CPU node per
+ * row, a memory node per column.  Each figure no benchmark measured is
+ * marked with where it came from.
+ */
+enum { MX_READ, MX_WRITE, MX_LATENCY, MX_NR };
+
+static const struct {
+	const char *key, *title;
+} matrix[MX_NR] = {
+	[MX_READ] = { "read_gbps", "read bandwidth (GB/s): every core of a CPU node (row) loading from one memory node (column)" },
+	[MX_WRITE] = { "write_gbps", "write bandwidth (GB/s): every core of a CPU node storing to one memory node" },
+	[MX_LATENCY] = { "latency_ns", "idle latency (ns): one thread of a CPU node chasing pointers in one memory node" },
+};
+
+static double mx_value(const struct bwapd_machine_model *mm, int k, int mem,
+		       int cpu, enum bwapd_origin *origin)
+{
+	const struct bwapd_figure *f = k == MX_READ ? &mm->read[mem][cpu] :
+				       k == MX_WRITE ? &mm->write[mem][cpu] :
+				       &mm->latency[mem][cpu];
+
+	*origin = f->origin;
+	return k == MX_READ ? mm->m.read_gbps[mem][cpu] :
+	       k == MX_WRITE ? mm->m.write_gbps[mem][cpu] :
+	       mm->m.latency_ns[mem][cpu];
+}
+
+/* A mark for a figure's origin: none for measured. */
+static const char *origin_mark(enum bwapd_origin o)
+{
+	return o == BWAPD_ORIGIN_MEASURED ? " " :
+	       o == BWAPD_ORIGIN_HMAT ? "h" :
+	       o == BWAPD_ORIGIN_SLIT ? "s" :
+	       o == BWAPD_ORIGIN_AT_LEAST ? "+" : "a";
+}
+
+void cmd_show_matrix(const struct bwapd_file *f, const struct bwapd_topology *t)
+{
+	const struct bwapd_machine_model *mm = f->model;
+	int k, c, m, marked = 0;
+
+	if (!mm) {
+		printf("no model of the machine in this file (written before "
+		       "bwapd profile measured one): no bandwidth matrix\n");
+		return;
+	}
+	for (k = 0; k < MX_NR; k++) {
+		printf("%s\n%-9s", matrix[k].title, "");
+		for (m = 0; m < t->nr_nodes; m++)
+			if (t->mem_nodes & (1u << m))
+				printf(" %7s%d", "node", m);
+		printf("\n");
+		for (c = 0; c < t->nr_nodes; c++) {
+			if (!(t->cpu_nodes & (1u << c)))
+				continue;
+			printf("  node%-3d", c);
+			for (m = 0; m < t->nr_nodes; m++) {
+				enum bwapd_origin o;
+				double v;
+
+				if (!(t->mem_nodes & (1u << m)))
+					continue;
+				v = mx_value(mm, k, m, c, &o);
+				marked |= o != BWAPD_ORIGIN_MEASURED;
+				printf(" %7.*f%s", k == MX_LATENCY ? 0 : 1, v,
+				       origin_mark(o));
+			}
+			printf("\n");
+		}
+	}
+	if (marked)
+		printf("not measured: h from HMAT, s from SLIT on an assumed "
+		       "scale, a assumed, + at least (the benchmark never "
+		       "reached it)\n");
+}
+
 void cmd_show_table(const struct bwapd_file *f, int nr_nodes, uint32_t only)
 {
 	show_table(f, nr_nodes, only, NULL);
 }
 
-static void show_json(const struct bwapd_file *f, int nr_nodes,
-		      uint32_t only, const struct kernel_weights *k)
+/*
+ * The matrices in JSON: "cpu_nodes" and "mem_nodes" name the rows and
+ * columns; null where the file has no model, with "matrix_why".
+ */
+static void matrix_json(json_object *doc, const struct bwapd_file *f,
+			const struct bwapd_topology *t)
 {
+	const struct bwapd_machine_model *mm = f->model;
+	json_object *mx, *cpus, *mems, *origins;
+	int k, c, m;
+
+	if (!mm) {
+		json_object_object_add(doc, "matrix", NULL);
+		bj_str(doc, "matrix_why", "no model of the machine in this "
+		       "file: bwapd profile measures one");
+		return;
+	}
+	mx = json_object_new_object();
+	cpus = json_object_new_array();
+	mems = json_object_new_array();
+	origins = json_object_new_object();
+	for (m = 0; m < t->nr_nodes; m++) {
+		if (t->cpu_nodes & (1u << m))
+			json_object_array_add(cpus, json_object_new_int(m));
+		if (t->mem_nodes & (1u << m))
+			json_object_array_add(mems, json_object_new_int(m));
+	}
+	json_object_object_add(mx, "cpu_nodes", cpus);
+	json_object_object_add(mx, "mem_nodes", mems);
+	for (k = 0; k < MX_NR; k++) {
+		json_object *rows = json_object_new_array();
+		json_object *orows = json_object_new_array();
+
+		for (c = 0; c < t->nr_nodes; c++) {
+			json_object *row, *orow;
+
+			if (!(t->cpu_nodes & (1u << c)))
+				continue;
+			row = json_object_new_array();
+			orow = json_object_new_array();
+			for (m = 0; m < t->nr_nodes; m++) {
+				enum bwapd_origin o;
+				char buf[32];
+
+				if (!(t->mem_nodes & (1u << m)))
+					continue;
+				snprintf(buf, sizeof(buf), "%.6g",
+					 mx_value(mm, k, m, c, &o));
+				json_object_array_add(row,
+					json_object_new_double_s(atof(buf), buf));
+				json_object_array_add(orow, json_object_new_string(
+					bwapd_origin_name(o)));
+			}
+			json_object_array_add(rows, row);
+			json_object_array_add(orows, orow);
+		}
+		json_object_object_add(mx, matrix[k].key, rows);
+		json_object_object_add(origins, matrix[k].key, orows);
+	}
+	json_object_object_add(mx, "origin", origins);
+	json_object_object_add(doc, "matrix", mx);
+}
+
+static void show_json(const struct bwapd_file *f,
+		      const struct bwapd_topology *t, uint32_t only,
+		      const struct kernel_weights *k)
+{
+	int nr_nodes = t->nr_nodes;
 	json_object *doc = json_object_new_object(), *sk, *sets;
 	char list[64];
 	int i;
@@ -144,6 +288,7 @@ static void show_json(const struct bwapd_file *f, int nr_nodes,
 		json_object_array_add(sets, js);
 	}
 	json_object_object_add(doc, "worker_sets", sets);
+	matrix_json(doc, f, t);
 	if (k && k->have) {
 		json_object *kw = json_object_new_object();
 
@@ -161,9 +306,10 @@ static void show_json(const struct bwapd_file *f, int nr_nodes,
 	bj_print(doc);
 }
 
-void cmd_show_json(const struct bwapd_file *f, int nr_nodes, uint32_t only)
+void cmd_show_json(const struct bwapd_file *f, const struct bwapd_topology *t,
+		   uint32_t only)
 {
-	show_json(f, nr_nodes, only, NULL);
+	show_json(f, t, only, NULL);
 }
 
 int cmd_show(const struct opts *o, const char *arg)
@@ -184,13 +330,15 @@ int cmd_show(const struct opts *o, const char *arg)
 	if (only && !bwapd_file_find(&f, only)) {
 		rc = cmd_unknown_set(&f, arg);
 	} else if (o->json) {
-		show_json(&f, t.nr_nodes, only, &k);
+		show_json(&f, &t, only, &k);
 	} else {
 		printf("canonical weights: %s (backend %s, %s)\n", o->file,
 		       f.backend, f.created);
 		show_table(&f, t.nr_nodes, only, &k);
 		printf("%d sets skipped when profiling: %d symmetric (listed, derived), %d spread out\n",
 		       f.nr_symmetric + f.nr_spread, f.nr_symmetric, f.nr_spread);
+		if (!only)
+			cmd_show_matrix(&f, &t);
 	}
 	bwapd_file_free(&f);
 	return rc;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bwapd status: what every tuner is doing, from their status files.
+ * bwapd status: what every tuner is doing, from their status files, and
+ * memory per node as numastat shows it: the machine's free and total,
+ * and each tuned process's.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -9,11 +11,98 @@
 
 #include "cmd.h"
 #include "json_out.h"
+#include "nodemem.h"
 #include "status.h"
 
-static json_object *status_json(const struct bwapd_status *s)
+/* The machine's memory per node, and how many nodes it has. */
+struct machine_mem {
+	int nr;
+	uint64_t total[BWAPD_MAX_NODES], free[BWAPD_MAX_NODES];
+};
+
+/* A tuned process's memory per node (kB); -errno and why if unknown. */
+static int process_kb(const struct bwapd_status *s, const struct machine_mem *mm,
+		      uint64_t *kb, char *why, size_t len)
+{
+	if (!s->pid) {
+		snprintf(why, len, "a model's workload has no memory");
+		return -ENOENT;
+	}
+	if (mm->nr <= 0) {
+		snprintf(why, len, "the machine's nodes are not known");
+		return -ENOENT;
+	}
+	return bwapd_process_node_kb(s->pid, mm->nr, kb, why, len);
+}
+
+static void memory_json(json_object *doc, const struct machine_mem *mm)
+{
+	json_object *a = json_object_new_array();
+	int j;
+
+	for (j = 0; j < mm->nr; j++) {
+		json_object *n;
+
+		if (!mm->total[j])
+			continue;
+		n = json_object_new_object();
+		bj_int(n, "node", j);
+		bj_int(n, "total_kb", (int64_t)mm->total[j]);
+		bj_int(n, "free_kb", (int64_t)mm->free[j]);
+		json_object_array_add(a, n);
+	}
+	json_object_object_add(doc, "nodes", a);
+}
+
+/* A row of MiB per node: the nodes that have memory. */
+static void mib_row(const char *label, const struct machine_mem *mm,
+		    const uint64_t *kb)
+{
+	int j;
+
+	printf("  %-22s", label);
+	for (j = 0; j < mm->nr; j++)
+		if (mm->total[j])
+			printf(" %9.1f", (double)kb[j] / 1024);
+	printf("\n");
+}
+
+static void memory_table(const struct bwapd_status *st, int n,
+			 const struct machine_mem *mm)
+{
+	char label[64], why[256];
+	uint64_t kb[BWAPD_MAX_NODES];
+	int i, j;
+
+	if (mm->nr <= 0)
+		return;
+	printf("%-24s", "memory per node (MiB)");
+	for (j = 0; j < mm->nr; j++)
+		if (mm->total[j]) {
+			snprintf(label, sizeof(label), "node%d", j);
+			printf(" %9s", label);
+		}
+	printf("\n");
+	mib_row("free", mm, mm->free);
+	mib_row("total", mm, mm->total);
+	for (i = 0; i < n; i++) {
+		if (!st[i].pid || st[i].stale)
+			continue;
+		snprintf(label, sizeof(label), "%d", (int)st[i].pid);
+		if (process_kb(&st[i], mm, kb, why, sizeof(why)))
+			printf("  %-22s %s\n", label, why);
+		else
+			mib_row(label, mm, kb);
+	}
+}
+
+static json_object *status_json(const struct bwapd_status *s,
+				const struct machine_mem *mm)
 {
 	json_object *e = json_object_new_object();
+	uint64_t kb[BWAPD_MAX_NODES];
+	char why[256];
+	int j;
 
 	bj_int(e, "pid", s->pid);
 	bj_int(e, "tuner", s->tuner);
@@ -31,12 +120,23 @@ static json_object *status_json(const struct bwapd_status *s)
 	bj_int(e, "pages_moved", (int64_t)s->moved);
 	bj_int(e, "updated", (int64_t)s->updated);
 	bj_u8s(e, "weights", s->weights, s->nr_nodes);
+	if (process_kb(s, mm, kb, why, sizeof(why))) {
+		json_object_object_add(e, "node_kb", NULL);
+		bj_str(e, "node_kb_why", why);
+	} else {
+		json_object *a = json_object_new_array();
+
+		for (j = 0; j < mm->nr; j++)
+			json_object_array_add(a, json_object_new_int64((int64_t)kb[j]));
+		json_object_object_add(e, "node_kb", a);
+	}
 	return e;
 }
 
 int cmd_status(const struct opts *o)
 {
 	static struct bwapd_status st[256];
+	struct machine_mem mm;
 	json_object *doc, *list;
 	char w[4 * BWM_MAX_NODES], cmd[64];
 	struct stat sb;
@@ -52,12 +152,14 @@ int cmd_status(const struct opts *o)
 	n = bwapd_status_list(o->run_dir, st, 256);
 	if (n < 0)
 		return cmd_error("status", n, NULL);
+	mm.nr = bwapd_node_memory("", mm.total, mm.free);
 	if (o->json) {
 		doc = json_object_new_object();
 		list = json_object_new_array();
 		for (i = 0; i < n; i++)
-			json_object_array_add(list, status_json(&st[i]));
+			json_object_array_add(list, status_json(&st[i], &mm));
 		json_object_object_add(doc, "tuners", list);
+		memory_json(doc, &mm);
 		return bj_print(doc) ? 1 : 0;
 	}
 	if (n)
@@ -83,5 +185,6 @@ int cmd_status(const struct opts *o)
 		       s->stalls, s->steps, (unsigned long long)s->moved, w,
 		       s->placement[0] ? s->placement : "-");
 	}
+	memory_table(st, n, &mm);
 	return 0;
 }

@@ -317,6 +317,87 @@ TEST_F(cli, profile_measures_the_machine)
 	EXPECT_NE(NULL, strstr(r.out, "--predict-with")) TH_LOG("%s", r.out);
 }
 
+/*
+ * The model the profile measured, as Intel MLC's matrices: a CPU node a
+ * row, a memory node a column, in the text and the JSON of show; a file
+ * without a model says so.
+ */
+TEST_F(cli, show_prints_the_matrices)
+{
+	static const char *const title[] = {
+		"read bandwidth (GB/s)", "write bandwidth (GB/s)",
+		"idle latency (ns)",
+	};
+	char expr[1024], old[600];
+	struct bwm_machine got;
+	struct bwm_error err;
+	struct run r;
+	int k, c, m;
+
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --noise 0.01 --file %s profile --seconds 0.5",
+			   self->b, self->file));
+	ASSERT_EQ(0, r.status) TH_LOG("%s", r.out);
+	ASSERT_EQ(0, bwm_machine_load(self->file, &got, &err))
+		TH_LOG("%s: %s", err.field, err.msg);
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s show", self->b,
+			   self->file));
+	ASSERT_EQ(0, r.status) TH_LOG("%s", r.out);
+	for (k = 0; k < 3; k++) {
+		const char *p = strstr(r.out, title[k]);
+
+		ASSERT_NE(NULL, p) TH_LOG("%s", r.out);
+		p = strchr(p, '\n') + 1;
+		EXPECT_EQ(0, strncmp(p, "             node0    node1    node2    node3\n", 45))
+			TH_LOG("%s", p);
+		for (c = 0; c < got.nr_nodes; c++) {
+			int at;
+
+			p = strchr(p, '\n') + 1;
+			ASSERT_EQ(1, sscanf(p, "  node%d", &at));
+			EXPECT_EQ(c, at);
+			p += 9;
+			for (m = 0; m < got.nr_nodes; m++) {
+				double v, want = k == 0 ? got.read_gbps[m][c] :
+						 k == 1 ? got.write_gbps[m][c] :
+						 got.latency_ns[m][c];
+				int used;
+
+				ASSERT_EQ(1, sscanf(p, "%lf%n", &v, &used));
+				EXPECT_NEAR(want, v, k == 2 ? 0.5 : 0.05);
+				if (fabs(want - v) > (k == 2 ? 0.5 : 0.05))
+					TH_LOG("%s row %d column %d", title[k], c, m);
+				p += used + 1;	/* the origin's mark */
+			}
+		}
+	}
+	/* the JSON's rows and columns, against the file's model as it is */
+	snprintf(expr, sizeof(expr),
+		 "(lambda f, x: x['cpu_nodes'] == [0, 1, 2, 3] and "
+		 "x['mem_nodes'] == [0, 1, 2, 3] and "
+		 "all(abs(x[k][c][m] - f[k][m][c]) <= 1e-5 * f[k][m][c] "
+		 "for k in ('read_gbps', 'write_gbps', 'latency_ns') "
+		 "for c in range(4) for m in range(4)) and "
+		 "all(o == 'measured' for row in x['origin']['read_gbps'] for o in row))"
+		 "(json.load(open('%s'))['model'], d['matrix'])", self->file);
+	EXPECT_EQ(0, bwapd_json(self->dir, expr, "--model %s --file %s show --json",
+				self->b, self->file));
+	/* a file written before profile measured a model */
+	snprintf(old, sizeof(old),
+		 "python3 -c \"import json; f = '%s'; d = json.load(open(f)); "
+		 "d.pop('model'); d.pop('model_figures'); "
+		 "json.dump(d, open(f, 'w'))\"", self->file);
+	ASSERT_EQ(0, system(old));
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s show", self->b,
+			   self->file));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "no model of the machine in this file"))
+		TH_LOG("%s", r.out);
+	EXPECT_EQ(0, bwapd_json(self->dir, "d['matrix'] is None and "
+				"'bwapd profile' in d['matrix_why']",
+				"--model %s --file %s show --json", self->b,
+				self->file));
+}
+
 TEST_F(cli, unknown_worker_set)
 {
 	static const struct { const char *args; int status; const char *says; } bad[] = {
@@ -577,6 +658,66 @@ TEST_F(cli, tune_and_status)
 	ASSERT_EQ(0, put("/", cmd + 1, "{\"pid\": 0, \"tuner\": 999999, \"state\": \"tuning\", \"weights\": [1, 2]}\n"));
 	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir %s status", rd));
 	EXPECT_NE(NULL, strstr(r.out, "stale")) TH_LOG("%s", r.out);
+}
+
+/*
+ * Memory per node, as numastat shows it: a process that holds 64 MiB it
+ * wrote shows at least that much on the machine's nodes, and no more
+ * than that and its program's own; the machine's free memory is within
+ * its total.
+ */
+TEST_F(cli, status_memory_per_node)
+{
+	const size_t want = 64 << 20;
+	char rd[128], path[160], ready;
+	struct run r;
+	int fd[2];
+	pid_t child;
+
+	snprintf(rd, sizeof(rd), "%s/run", self->dir);
+	ASSERT_EQ(0, mkdir(rd, 0755));
+	ASSERT_EQ(0, pipe(fd));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		volatile char *m = malloc(want);
+		size_t k;
+
+		if (!m)
+			_exit(1);
+		for (k = 0; k < want; k += 4096)
+			m[k] = 1;
+		if (write(fd[1], "r", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(fd[1]);
+	ASSERT_EQ(1, read(fd[0], &ready, 1));
+	close(fd[0]);
+	snprintf(path, sizeof(path), "%s/%d.json", rd + 1, (int)child);
+	ASSERT_EQ(0, put("/", path, "{\"pid\": %d, \"tuner\": %d, \"command\": \"holder\", "
+			 "\"state\": \"tuning\", \"weights\": [1]}\n",
+			 (int)child, (int)getpid()));
+	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir %s status", rd));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "memory per node (MiB)")) TH_LOG("%s", r.out);
+	EXPECT_EQ(0, bwapd_json(self->dir,
+		"(lambda t, kb: t['node_kb'] is not None and "
+		"64 * 1024 <= sum(t['node_kb']) <= 64 * 1024 + kb and "
+		"all(0 < n['free_kb'] <= n['total_kb'] for n in d['nodes']))"
+		"(d['tuners'][0], 32 * 1024)",
+		"--run-dir %s status --json", rd));
+	/* a model's workload has no memory to show */
+	snprintf(path, sizeof(path), "%s/model-%d.json", rd + 1, (int)getpid());
+	ASSERT_EQ(0, put("/", path, "{\"pid\": 0, \"tuner\": %d, \"state\": \"tuning\", "
+			 "\"weights\": [1]}\n", (int)getpid()));
+	EXPECT_EQ(0, bwapd_json(self->dir,
+		"[t['node_kb'] is None for t in d['tuners']] == [False, True] and "
+		"'model' in d['tuners'][1]['node_kb_why']",
+		"--run-dir %s status --json", rd));
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
 }
 
 /*
