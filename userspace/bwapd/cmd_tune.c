@@ -649,10 +649,16 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 		bj_str(e, "source", t->ops->name);
 		bj_str(e, "placement", l.st.placement);
 		bj_str(e, "metric", l.st.metric);
+		if (t->stall_event[0])
+			bj_str(e, "stall_event", t->stall_event);
+		else
+			json_object_object_add(e, "stall_event", NULL);
 		bj_print(e);
 	} else {
-		printf("tuning %s on workers %s (%s)\n", pid ? name : "the model",
-		       list, t->ops->name);
+		printf("tuning %s on workers %s (%s), %s counted by %s\n",
+		       pid ? name : "the model", list, t->ops->name,
+		       l.st.metric, t->stall_event[0] ? t->stall_event :
+		       "nothing");
 	}
 	if (l.run_dir) {
 		if (pid)

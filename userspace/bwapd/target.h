@@ -73,6 +73,8 @@ struct bwapd_target {
 	 */
 	int leave_out;
 	int nr_nodes;
+	/* what counts its stalls (a PMU event's name); "": nothing */
+	char stall_event[96];
 	char why[256];			/* the reason of the last error */
 	void *priv;
 };

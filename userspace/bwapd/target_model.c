@@ -24,6 +24,7 @@
  * interval).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -306,6 +307,8 @@ int bwapd_target_model_group(struct bwapd_target *t, int nr,
 		t[i].leave_out = real ? real->leave_out : 1;
 		t[i].workers = wl[i].workers;
 		t[i].nr_nodes = m->nr_nodes;
+		snprintf(t[i].stall_event, sizeof(t[i].stall_event),
+			 "the model's stall cycles");
 	}
 	w->refs = nr;
 	return 0;

@@ -942,6 +942,9 @@ int bwapd_target_process(struct bwapd_target *t, pid_t pid, int nr_nodes,
 	/* without counters the target is still steerable (closed loop) */
 	k->have_stall = !stall_open(&k->stall, pid, k->no_stall,
 				     sizeof(k->no_stall));
+	if (k->have_stall)
+		snprintf(t->stall_event, sizeof(t->stall_event), "%s",
+			 k->stall.stall_event);
 	return 0;
 }
 

@@ -618,6 +618,10 @@ TEST_F(cli, tune_and_status)
 	EXPECT_EQ(0, system(cmd)) TH_LOG("the plot has two lines, DWP and stalls");
 	EXPECT_NE(NULL, strstr(r.out, "does not exist: canonical weights of workers 0 from a profiling run now"));
 	EXPECT_NE(NULL, strstr(r.out, "model: DWP 0.")) TH_LOG("%s", r.out);
+	/* what counts the stalls is named */
+	EXPECT_NE(NULL, strstr(r.out, "tuning the model on workers 0 (model), "
+			       "stalls/instruction counted by the model's stall cycles\n"))
+		TH_LOG("%s", r.out);
 	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir %s status", rd));
 	EXPECT_NE(NULL, strstr(r.out, "no process is being tuned"));
 
@@ -937,6 +941,7 @@ TEST_F(cli, tune_json_lines)
 	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
 	EXPECT_EQ(0, json_check(self->dir, r.out, 1,
 		"d[0]['event'] == 'start' and d[0]['command'] == 'bandwidth-bound' and "
+		"d[0]['stall_event'] == \"the model's stall cycles\" and "
 		"d[1]['step'] == 0 and all('step' in e or 'event' in e for e in d) and "
 		"d[-1]['event'] == 'summary' and d[-1]['result'] == 'done' and "
 		"d[-1]['dwp'] == [e for e in d if 'step' in e][-1]['dwp'] and "
