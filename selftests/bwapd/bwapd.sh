@@ -301,6 +301,23 @@ else
 		"$(echo "$out" | grep '"event": "start"' | grep -c "\"placement\": \"$placement\"")"
 	check "tuner: the pages moved are counted" 1 \
 		"$(echo "$out" | grep '"event": "tuned"' | grep -c '"moved": [1-9]')"
+	# where DAMON moves the pages, each step gives its scheme's statistics
+	# (as damo shows them): the bytes it applied are the pages moved
+	if [ $placement = damon ]; then
+		check "tuner: each step gives DAMON's statistics, its bytes the pages moved" 1 \
+			"$(echo "$out" | grep '"step"' | awk '
+				/"damon": \{/ {
+					n++; a = $0; m = $0
+					sub(/.*"applied_bytes": /, "", a); sub(/[,} ].*/, "", a)
+					sub(/.*"moved": /, "", m); sub(/,.*/, "", m)
+					if (int(a / 4096) != m + 0) bad++
+					if (a > 0) moved++
+				}
+				END { print (n > 0 && moved > 0 && !bad) ? 1 : 0 }')"
+	else
+		check "tuner: no DAMON statistics where DAMON does not place" 0 \
+			"$(echo "$out" | grep -c '"damon": {')"
+	fi
 	check "tuner: another process under weighted interleave is not moved" "$other" \
 		"$(grep 'anon=' /proc/$op/numa_maps | grep weighted)"
 	check "tuner: the global weights are untouched" "$g0" "$(globals)"

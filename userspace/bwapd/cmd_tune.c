@@ -177,6 +177,16 @@ static void log_step(void *arg, const struct bwapd_tune_step *st)
 			bj_num(e, "predicted_gbps", st->predicted, "%.4g");
 		bj_int(e, "moved", (int64_t)st->migration.moved);
 		bj_u8s(e, "weights", st->weights, l->nr_nodes);
+		if (st->migration.damon) {
+			json_object *d = json_object_new_object();
+
+			bj_int(d, "tried", (int64_t)st->migration.damon_tried);
+			bj_int(d, "applied_bytes",
+			       (int64_t)st->migration.damon_applied);
+			bj_int(d, "quota_exceeds",
+			       (int64_t)st->migration.damon_quota);
+			json_object_object_add(e, "damon", d);
+		}
 		bj_print(e);
 		return;
 	} else {
@@ -188,6 +198,13 @@ static void log_step(void *arg, const struct bwapd_tune_step *st)
 		       l->name, st->step, st->what, st->seconds, st->dwp,
 		       stalls, (unsigned long long)st->migration.moved,
 		       bwm_weights_format(st->weights, l->nr_nodes, w, sizeof(w)));
+		/* what damo shows of a scheme: its own statistics */
+		if (st->migration.damon)
+			printf("%-8s         DAMON: %llu regions tried, %.1f MiB "
+			       "applied, quota reached %llu times\n", l->name,
+			       (unsigned long long)st->migration.damon_tried,
+			       (double)st->migration.damon_applied / (1 << 20),
+			       (unsigned long long)st->migration.damon_quota);
 	}
 	fflush(stdout);
 }

@@ -30,6 +30,11 @@ struct bwapd_migration {
 	uint64_t moved;			/* pages that changed node */
 	uint64_t failed;		/* pages the kernel would not move */
 	double seconds;
+	/* DAMON's own account of the move, where DAMON moved the pages */
+	int damon;
+	uint64_t damon_tried;		/* regions its action was tried on */
+	uint64_t damon_applied;		/* bytes it moved */
+	uint64_t damon_quota;		/* times its quota stopped it */
 };
 
 struct bwapd_migrate_opts {

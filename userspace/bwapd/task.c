@@ -786,6 +786,7 @@ static int damon_migrate(struct bwapd_target *t, const uint8_t *w, int nr,
 	s0.sz_applied = k->applied0;
 	tried = s0.nr_tried;
 	qt = s0.qt_exceeds;
+	m->damon = 1;
 	for (;;) {
 		struct bwapd_damon_place p;
 
@@ -840,8 +841,14 @@ static int damon_migrate(struct bwapd_target *t, const uint8_t *w, int nr,
 	if (ret && task_alive(t))
 		ret = -ESRCH;
 	m->pages = total;
-	if (s.sz_applied > s0.sz_applied)
-		m->moved = (s.sz_applied - s0.sz_applied) / (uint64_t)k->page_size;
+	if (s.sz_applied > s0.sz_applied) {
+		m->damon_applied = s.sz_applied - s0.sz_applied;
+		m->moved = m->damon_applied / (uint64_t)k->page_size;
+	}
+	if (s.nr_tried > s0.nr_tried)
+		m->damon_tried = s.nr_tried - s0.nr_tried;
+	if (s.qt_exceeds > s0.qt_exceeds)
+		m->damon_quota = s.qt_exceeds - s0.qt_exceeds;
 	m->seconds = now_s() - start;
 	return ret;
 }
