@@ -33,6 +33,8 @@ struct tune_log {
 #define PLOT_POINTS	4096
 	int nr;
 	double t[PLOT_POINTS], dwp[PLOT_POINTS], stalls[PLOT_POINTS];
+	int from;			/* the point of the last start */
+	double min_gain;		/* the tuner's: a gain worth a step */
 };
 
 /* DWP and the stall metric over time; measured steps only for the metric. */
@@ -99,10 +101,34 @@ static void status_update(struct tune_log *l, const char *state)
 	}
 }
 
+/*
+ * The DWPs of the last tuning's settings that measured within min_gain of
+ * its best ('best' stalls): where the optimum is flat, any of them serves
+ * about as well, and other tools may name another.  The number of them.
+ */
+static int flat_range(const struct tune_log *l, double best, double *lo,
+		      double *hi)
+{
+	int i, n = 0;
+
+	*lo = 2;
+	*hi = -2;
+	for (i = l->from < 0 ? 0 : l->from; i < l->nr; i++) {
+		if (!(l->stalls[i] >= 0) ||
+		    l->stalls[i] > best * (1 + l->min_gain))
+			continue;
+		*lo = fmin(*lo, l->dwp[i]);
+		*hi = fmax(*hi, l->dwp[i]);
+		n++;
+	}
+	return n;
+}
+
 /* The end of a tuning, in words: where it left the weights, what it gained. */
 static void print_result(const struct tune_log *l,
 			 const struct bwapd_tune_result *r)
 {
+	double lo, hi;
 	char w[4 * BWM_MAX_NODES], gain[128] = "";
 
 	if (l->start_stalls > 0 && r->stall_rate >= 0)
@@ -114,6 +140,12 @@ static void print_result(const struct tune_log *l,
 	       l->name, r->dwp, r->steps, (unsigned long long)r->moved,
 	       bwm_weights_format(r->weights, l->nr_nodes, w, sizeof(w)), gain,
 	       r->failed ? " (some pages could not move: a node was full)" : "");
+	if (r->stall_rate > 0 && flat_range(l, r->stall_rate, &lo, &hi) > 1 &&
+	    hi > lo)
+		printf("%s: settings from DWP %.3f to %.3f measured within %.1f %% "
+		       "of the best: the optimum is flat there, and any of them "
+		       "serves about as well\n", l->name, lo, hi,
+		       100 * l->min_gain);
 }
 
 /* A --json event of the tuning stream: {"target": ..., "event": what, ...} */
@@ -160,8 +192,10 @@ static void log_step(void *arg, const struct bwapd_tune_step *st)
 	}
 	bwapd_status_step(&l->st, st);
 	status_update(l, l->st.state);
-	if (!st->step)
+	if (!st->step) {
 		l->start_stalls = st->stall_rate;
+		l->from = l->nr - 1;
+	}
 
 	if (l->json) {
 		json_object *e = json_object_new_object();
@@ -488,6 +522,8 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 		return 1;
 	memset(&l, 0, sizeof(l));
 	l.json = o->json;
+	l.from = -1;
+	l.min_gain = to.min_gain;
 	/* a process: this machine's topology and weights, whatever counts */
 	if (pid ? cmd_open_here(o, &b, &topo) : cmd_open_backend(o, &b, &topo))
 		return 1;
@@ -729,6 +765,12 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 						    "not-memory-intensive" : "tuned");
 
 			bj_num(e, "dwp", r.dwp, "%.4f");
+			if (!r.skipped && r.stall_rate > 0) {
+				double fl[2];
+
+				flat_range(&l, r.stall_rate, &fl[0], &fl[1]);
+				bj_nums(e, "flat_dwp", fl, 2, "%.4f");
+			}
 			bj_int(e, "steps", r.steps);
 			bj_int(e, "moved", (int64_t)r.moved);
 			bj_int(e, "failed", (int64_t)r.failed);

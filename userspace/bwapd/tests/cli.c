@@ -947,6 +947,20 @@ TEST_F(cli, tune_json_lines)
 		"d[-1]['dwp'] == [e for e in d if 'step' in e][-1]['dwp'] and "
 		"sum(e.get('event') == 'summary' for e in d) == 1"))
 		TH_LOG("%s", r.out);
+	/*
+	 * The flat stretch: the DWPs of the settings measured within 0.5 % of
+	 * the best, the tuned DWP among them
+	 */
+	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir '' --model %s --file %s tune --workload "
+			   BWM_DATADIR "/workloads/mixed.json --workers 0-1 --json 2>/dev/null",
+			   self->b, self->file));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_EQ(0, json_check(self->dir, r.out, 1,
+		"(lambda t, s: (lambda near: t['flat_dwp'] == [min(near), max(near)] and "
+		"min(near) <= t['dwp'] <= max(near))("
+		"[e['dwp'] for e in s if e['stalls'] >= 0 and e['stalls'] <= t['stalls'] * 1.005]))"
+		"([e for e in d if e.get('event') == 'tuned'][0], [e for e in d if 'step' in e])"))
+		TH_LOG("%s", r.out);
 	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir '' --model %s --file %s tune --workload %s --workers 2-3 --corun %s --corun-workers 0 --json 2>/dev/null",
 			   self->b, self->file, be, hi));
 	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
