@@ -217,23 +217,23 @@ static void range_of(const struct page_weighing *pw, long n,
 		     const struct sums *s, const struct group_sums *gs,
 		     int groups, int flo, int fhi, double *lo, double *hi)
 {
-	double se, sw, m;
+	double se, sw, out_lo, out_hi;
 	int c, k;
 
+	mean(s, flo, &se);
+	sw = weighing_se(gs, groups, flo);
+	out_lo = 2 * sqrt(se * se + sw * sw);
+	mean(s, fhi, &se);
+	sw = weighing_se(gs, groups, fhi);
+	out_hi = 2 * sqrt(se * se + sw * sw);
 	*lo = 1;
 	*hi = 0;
 	for (c = 0; c < CLEARS; c++)
 		for (k = 0; k < 2; k++) {
 			double fast = k ? UNRESOLVED_FACTOR : 1;
 
-			mean(s, flo, &se);
-			sw = weighing_se(gs, groups, flo);
-			m = weighed(pw, n, flo, c, fast);
-			*lo = fmin(*lo, m - 2 * sqrt(se * se + sw * sw));
-			mean(s, fhi, &se);
-			sw = weighing_se(gs, groups, fhi);
-			m = weighed(pw, n, fhi, c, fast);
-			*hi = fmax(*hi, m + 2 * sqrt(se * se + sw * sw));
+			*lo = fmin(*lo, weighed(pw, n, flo, c, fast) - out_lo);
+			*hi = fmax(*hi, weighed(pw, n, fhi, c, fast) + out_hi);
 		}
 }
 
@@ -256,12 +256,10 @@ static double faster_by(const struct inspect_slices *sl, const double *tail,
 }
 
 /* The order of the pages' addresses: the walk's. */
-static const struct bwm_page *by_addr_pages;
-
-static int by_addr(const void *a, const void *b)
+static int by_addr(const void *a, const void *b, void *pages)
 {
-	uint64_t x = by_addr_pages[*(const long *)a].addr;
-	uint64_t y = by_addr_pages[*(const long *)b].addr;
+	const struct bwm_page *p = pages;
+	uint64_t x = p[*(const long *)a].addr, y = p[*(const long *)b].addr;
 
 	return x < y ? -1 : x > y;
 }
@@ -275,8 +273,7 @@ static int walk_places(const struct bwm_page *p, long n, double *place)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		ix[i] = i;
-	by_addr_pages = p;
-	qsort(ix, n, sizeof(*ix), by_addr);
+	qsort_r(ix, n, sizeof(*ix), by_addr, (void *)p);
 	for (i = 0; i < n; i++)
 		place[ix[i]] = n > 1 ? (double)i / (n - 1) : 0;
 	free(ix);
