@@ -9,12 +9,8 @@
 # and numactl on PATH; skips what is missing.
 set -u
 
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $*"; }
-skip() { n=$((n + 1)); echo "ok $n - # SKIP $*"; }
-check() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1"; echo "#   expected '$2', got '$3'"; fi; }
+# shellcheck source=selftests/helpers/wi_tap.sh
+. /usr/lib/wi/wi_tap.sh
 
 W=/sys/kernel/mm/mempolicy/weighted_interleave
 F=/tmp/bwapd-weights.json

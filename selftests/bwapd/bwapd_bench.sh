@@ -25,10 +25,8 @@ F=/tmp/bench-weights.json
 RD=/tmp/bench-run
 RULES=/tmp/bench-rules
 
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $*"; }
+# shellcheck source=selftests/helpers/wi_tap.sh
+. /usr/lib/wi/wi_tap.sh
 
 for f in /usr/sbin/bwapd $HOLD $MODEL; do
 	if [ ! -e "$f" ]; then

@@ -17,10 +17,8 @@ MIB=16
 WINDOW=8
 SWEEP=/usr/lib/wi/wi_sweep
 OUTF=/tmp/wi-sweep.out
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $*"; }
+# shellcheck source=selftests/helpers/wi_tap.sh
+. /usr/lib/wi/wi_tap.sh
 
 for f in /usr/sbin/bwapd $SWEEP; do
 	if [ ! -e "$f" ]; then

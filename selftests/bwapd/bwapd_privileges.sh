@@ -17,11 +17,8 @@
 # drop-in's capabilities.
 set -u
 
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $*"; }
-check() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1"; echo "#   expected '$2', got '$3'"; fi; }
+# shellcheck source=selftests/helpers/wi_tap.sh
+. /usr/lib/wi/wi_tap.sh
 comment() { printf '%s\n' "$1" | sed 's/^/# /'; }
 
 UNIT=/lib/systemd/system/bwapd.service

@@ -20,11 +20,8 @@
 # end.
 set -u
 
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $*"; }
-skip() { n=$((n + 1)); echo "ok $n - # SKIP $*"; }
+# shellcheck source=selftests/helpers/wi_tap.sh
+. /usr/lib/wi/wi_tap.sh
 
 README=/usr/share/doc/bwapd/README
 HOLD=/usr/lib/wi/wi_hold
