@@ -16,8 +16,8 @@
 #   counts from the model (--model, --workload), computed from where the
 #   kernel says the process's pages are, which stay real.
 # Runs on a kernel with per-process weights (the quick start's), in the
-# numa4 machine, and skips elsewhere; puts the global weights back at the
-# end.
+# numa4 machine, and skips elsewhere; puts the global weights and their
+# auto switch back at the end.
 set -u
 
 # shellcheck source=selftests/helpers/wi_tap.sh
@@ -70,6 +70,7 @@ saved=""
 for f in "$W"/node*; do
 	saved="$saved ${f##*/}=$(cat "$f")"
 done
+auto=$(cat "$W/auto" 2>/dev/null)
 cd $QS || exit 1
 app=""
 
@@ -150,8 +151,11 @@ if grep -q 'bwapd tune --pid' $QS/commands && [ -n "$app" ]; then
 fi
 [ -n "$app" ] && kill "$app" 2>/dev/null
 wait 2>/dev/null
+# the weights as they were, then the auto switch (a weight written
+# turns it off; turned on, it derives them again)
 for s in $saved; do
 	echo "${s#*=}" >"$W/${s%%=*}" 2>/dev/null
 done
+[ -z "$auto" ] || echo "$auto" >"$W/auto" 2>/dev/null
 echo "1..$n"
 [ "$fail" -eq 0 ]
