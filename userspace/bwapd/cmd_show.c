@@ -5,7 +5,6 @@
  * prints what it wrote the same way).
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -228,14 +227,11 @@ static void matrix_json(json_object *doc, const struct bwapd_file *f,
 			orow = json_object_new_array();
 			for (m = 0; m < t->nr_nodes; m++) {
 				enum bwapd_origin o;
-				char buf[32];
 
 				if (!(t->mem_nodes & (1u << m)))
 					continue;
-				snprintf(buf, sizeof(buf), "%.6g",
-					 mx_value(mm, k, m, c, &o));
-				json_object_array_add(row,
-					json_object_new_double_s(atof(buf), buf));
+				json_object_array_add(row, bj_new_num(
+					mx_value(mm, k, m, c, &o), "%.6g"));
 				json_object_array_add(orow, json_object_new_string(
 					bwapd_origin_name(o)));
 			}

@@ -30,7 +30,7 @@ void bj_bool(json_object *o, const char *key, int v)
 	json_object_object_add(o, key, json_object_new_boolean(v));
 }
 
-static json_object *num(double v, const char *fmt)
+json_object *bj_new_num(double v, const char *fmt)
 {
 	char buf[64];
 
@@ -42,7 +42,7 @@ static json_object *num(double v, const char *fmt)
 
 void bj_num(json_object *o, const char *key, double v, const char *fmt)
 {
-	json_object_object_add(o, key, num(v, fmt));
+	json_object_object_add(o, key, bj_new_num(v, fmt));
 }
 
 void bj_u8s(json_object *o, const char *key, const uint8_t *v, int n)
@@ -62,7 +62,7 @@ void bj_nums(json_object *o, const char *key, const double *v, int n,
 	int i;
 
 	for (i = 0; i < n; i++)
-		json_object_array_add(a, num(v[i], fmt));
+		json_object_array_add(a, bj_new_num(v[i], fmt));
 	json_object_object_add(o, key, a);
 }
 

@@ -17,6 +17,7 @@ void bj_str(json_object *o, const char *key, const char *s);
 void bj_int(json_object *o, const char *key, int64_t v);
 void bj_bool(json_object *o, const char *key, int v);
 /* v printed with fmt ("%.6g"); null when it is not finite. */
+json_object *bj_new_num(double v, const char *fmt);
 void bj_num(json_object *o, const char *key, double v, const char *fmt);
 void bj_u8s(json_object *o, const char *key, const uint8_t *v, int n);
 void bj_nums(json_object *o, const char *key, const double *v, int n,

@@ -36,6 +36,7 @@
 
 #include "caps.h"
 #include "damon.h"
+#include "nodemem.h"
 #include "log.h"
 #include "seccomp.h"
 #include "stall.h"
@@ -724,6 +725,7 @@ static void damon_short(struct bwapd_target *t, const uint64_t *pages,
 			const uint8_t *w, uint64_t total, uint64_t off,
 			int quota)
 {
+	uint64_t mem_total[BWAPD_MAX_NODES], mem_free[BWAPD_MAX_NODES];
 	struct task *k = task_of(t);
 	char full[128] = "";
 	size_t o = 0;
@@ -732,19 +734,15 @@ static void damon_short(struct bwapd_target *t, const uint64_t *pages,
 
 	for (j = 0; j < t->nr_nodes; j++)
 		wsum += w[j];
+	/* one read of every node's free memory */
+	if (bwapd_node_memory("", mem_total, mem_free) < 0)
+		wsum = 0;
 	for (j = 0; j < t->nr_nodes && wsum > 0; j++) {
 		double need = (double)total * w[j] / wsum - (double)pages[j];
-		char path[96], buf[4096], *p;
-		unsigned long long kb;
 
-		if (need <= 0)
+		if (need <= 0 || !mem_total[j])
 			continue;
-		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", j);
-		if (bwapd_read_text("", path, buf, sizeof(buf)))
-			continue;
-		p = strstr(buf, "MemFree:");
-		if (p && sscanf(p, "MemFree: %llu", &kb) == 1 &&
-		    (double)kb * 1024 < need * (double)k->page_size * 2 &&
+		if ((double)mem_free[j] * 1024 < need * (double)k->page_size * 2 &&
 		    o < sizeof(full))
 			o += (size_t)snprintf(full + o, sizeof(full) - o, "%s%d",
 					      o ? "," : "", j);
