@@ -62,14 +62,17 @@ int cmd_machine_of(const struct opts *o, const struct bwapd_topology *t,
 		   const struct bwapd_machine_model *file_model,
 		   struct bwm_machine *m);
 /*
- * The canonical shares of the workers: the file's; for a set the file
- * skipped, its model's; or measured now.  If model is not NULL, *model is
- * the file's model of the machine (malloc'd; NULL: none), read with it.
- * -EDOM: --canonical has not one weight per node (a usage error).
+ * The canonical weights of the workers: the file's; for a set the file
+ * skipped, its model's; --canonical's; or measured now.  canon->frac are
+ * the shares, canon->weights them as show prints them (within
+ * canon->u8_err).  If model is not NULL, *model is the file's model of
+ * the machine (malloc'd; NULL: none), read with it.  -EDOM: --canonical
+ * has not one weight per node (a usage error).
  */
 int cmd_canonical_of(const struct opts *o, struct bwapd_backend *b,
 		     const struct bwapd_topology *t, uint32_t workers,
-		     double *frac, struct bwapd_machine_model **model);
+		     struct bwapd_result *canon,
+		     struct bwapd_machine_model **model);
 /*
  * --plot's file can be written, checked before anything is tuned: 0, or 1
  * with a message.

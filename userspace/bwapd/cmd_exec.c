@@ -48,7 +48,7 @@ static int exec_and_tune(const struct opts *o, char **argv)
 {
 	struct bwapd_backend b;
 	struct bwapd_topology topo;
-	double canon[BWAPD_MAX_NODES];
+	struct bwapd_result canon;
 	uint8_t w[BWAPD_MAX_NODES];
 	unsigned long mask = 0;
 	uint32_t workers;
@@ -61,9 +61,9 @@ static int exec_and_tune(const struct opts *o, char **argv)
 		return 1;
 	rc = bwapd_process_workers(0, &topo, &workers);
 	if (!rc)
-		rc = cmd_canonical_of(o, &b, &topo, workers, canon, NULL);
+		rc = cmd_canonical_of(o, &b, &topo, workers, &canon, NULL);
 	if (!rc)
-		rc = bwapd_dwp_weights(canon, topo.nr_nodes, workers, 0,
+		rc = bwapd_dwp_weights(canon.frac, topo.nr_nodes, workers, 0,
 				       o->tune.u8_err, w);
 	if (rc) {
 		bwapd_backend_destroy(&b);

@@ -68,9 +68,9 @@ int cmd_topology(const struct opts *o)
 	} else {
 		printf("machine: %d nodes, %s (backend %s)\n", t.nr_nodes,
 		       t.cpu_model, b.ops->name);
-		printf("%-5s %5s %10s  %-11s %9s %9s %7s %7s  %s\n", "node",
+		printf("%-5s %5s %10s  %-11s %9s %9s %7s %7s\n", "node",
 		       "cpus", "memory", "initiators", "read MB/s",
-		       "write MB/s", "rd ns", "wr ns", "distances");
+		       "write MB/s", "rd ns", "wr ns");
 		for (i = 0; i < t.nr_nodes; i++) {
 			const struct bwapd_node *n = &t.node[i];
 
@@ -78,12 +78,21 @@ int cmd_topology(const struct opts *o)
 			       (unsigned long long)(n->mem_bytes >> 20),
 			       n->initiators ? bwapd_nodelist_format(n->initiators, list, sizeof(list)) : "-");
 			if (has_hmat(n))
-				printf("%9u %9u %7u %7u ", n->read_bw, n->write_bw,
+				printf("%9u %9u %7u %7u", n->read_bw, n->write_bw,
 				       n->read_lat, n->write_lat);
 			else
-				printf("%9s %9s %7s %7s ", "-", "-", "-", "-");
+				printf("%9s %9s %7s %7s", "-", "-", "-", "-");
+			printf("\n");
+		}
+		/* as numactl --hardware labels them: from the row, to the column */
+		printf("node distances (SLIT):\nnode ");
+		for (j = 0; j < t.nr_nodes; j++)
+			printf(" %3d", j);
+		printf("\n");
+		for (i = 0; i < t.nr_nodes; i++) {
+			printf("%3d: ", i);
 			for (j = 0; j < t.nr_nodes; j++)
-				printf(" %3d", n->distance[j]);
+				printf(" %3d", t.node[i].distance[j]);
 			printf("\n");
 		}
 		if (counters)

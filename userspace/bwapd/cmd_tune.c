@@ -148,6 +148,27 @@ static void print_result(const struct tune_log *l,
 		       100 * l->min_gain);
 }
 
+/*
+ * The canonical weights as show and apply give them, and at DWP 0 as the
+ * tuner writes them: each share within its own tolerance, so the numbers
+ * may differ while the shares agree.
+ */
+static void print_canonical(const struct bwapd_result *c, const uint8_t *w0,
+			    int nr_nodes, double u8_err)
+{
+	char a[4 * BWM_MAX_NODES], b[4 * BWM_MAX_NODES];
+
+	bwm_weights_format(c->weights, nr_nodes, a, sizeof(a));
+	if (!memcmp(c->weights, w0, (size_t)nr_nodes)) {
+		printf("canonical weights %s as show and apply give them\n", a);
+		return;
+	}
+	printf("canonical weights %s as show and apply give them (shares off "
+	       "by %.1f %% at most); at DWP 0 the tuner writes them as %s "
+	       "(within %.1f %%, --u8-err)\n", a, 100 * c->u8_err,
+	       bwm_weights_format(w0, nr_nodes, b, sizeof(b)), 100 * u8_err);
+}
+
 /* A --json event of the tuning stream: {"target": ..., "event": what, ...} */
 static json_object *tune_event(const struct tune_log *l, const char *what)
 {
@@ -246,8 +267,9 @@ static void log_step(void *arg, const struct bwapd_tune_step *st)
 /* The canonical shares of the workers: the file's, or measured now. */
 int cmd_canonical_of(const struct opts *o, struct bwapd_backend *b,
 		     const struct bwapd_topology *t, uint32_t workers,
-		     double *frac, struct bwapd_machine_model **model)
+		     struct bwapd_result *canon, struct bwapd_machine_model **model)
 {
+	double *frac = canon->frac;
 	struct bwapd_file f;
 	const struct bwapd_result *r = NULL;
 	struct bwapd_result now;
@@ -264,12 +286,15 @@ int cmd_canonical_of(const struct opts *o, struct bwapd_backend *b,
 		/* its notation was checked with the options */
 		int n = bwm_weights_parse(o->canonical, w, BWM_MAX_NODES, NULL);
 
+		memset(canon, 0, sizeof(*canon));
+		canon->workers = workers;
 		if (n != t->nr_nodes || bwm_weights_to_fractions(w, n, frac)) {
 			bwapd_log(BWAPD_LOG_ERR, "--canonical %s: %d weights for the "
 				  "%d nodes of this machine: want one per node, in "
 				  "node order", o->canonical, n, t->nr_nodes);
 			return -EDOM;
 		}
+		memcpy(canon->weights, w, sizeof(w[0]) * (size_t)n);
 		/* the file's model all the same, where there is one */
 		if (model && !bwapd_file_read(o->file, t, &f, why, sizeof(why))) {
 			*model = f.model;
@@ -291,10 +316,18 @@ int cmd_canonical_of(const struct opts *o, struct bwapd_backend *b,
 			/* Eq. 5 on the model's own profiling run */
 			struct bwm_profile prof;
 
+			memset(canon, 0, sizeof(*canon));
+			canon->workers = workers;
 			ret = bwm_profile_run(&f.model->m, workers, 1, 0, NULL, &prof);
 			if (!ret)
 				ret = bwm_canonical_fractions(prof.bw, t->nr_nodes,
 							      workers, frac);
+			if (!ret)
+				ret = bwm_fractions_to_u8(frac, t->nr_nodes,
+							  o->u8_err,
+							  canon->weights,
+							  &canon->u8_err);
+			ret = ret < 0 ? ret : 0;
 			bwapd_file_free(&f);
 			if (ret)
 				bwapd_log(BWAPD_LOG_ERR, "workers %s: the model in %s "
@@ -331,7 +364,7 @@ int cmd_canonical_of(const struct opts *o, struct bwapd_backend *b,
 			  ret, why);
 		return ret;
 	}
-	memcpy(frac, r->frac, sizeof(r->frac));
+	*canon = *r;
 	bwapd_file_free(&f);
 	return 0;
 }
@@ -511,7 +544,8 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 	struct bwapd_topology topo;
 	struct bwm_workload wl;
 	struct bwm_error err;
-	double canon[BWAPD_MAX_NODES];
+	struct bwapd_result canon;
+	uint8_t w0[BWAPD_MAX_NODES];
 	uint64_t pages[BWAPD_MAX_NODES], total = 0;
 	uint32_t workers = 0;
 	char name[32], list[64];
@@ -636,7 +670,10 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 	}
 	l.nr_nodes = t->nr_nodes;
 	l.name = name;
-	ret = cmd_canonical_of(o, &b, &topo, workers, canon, &file_model);
+	ret = cmd_canonical_of(o, &b, &topo, workers, &canon, &file_model);
+	if (!ret)
+		ret = bwapd_dwp_weights(canon.frac, topo.nr_nodes, workers, 0,
+					to.u8_err, w0);
 	if (ret) {
 		rc = ret == -EDOM ? EXIT_USAGE : 1;	/* --canonical's count */
 		goto out;
@@ -706,12 +743,17 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 			bj_str(e, "stall_event", t->stall_event);
 		else
 			json_object_object_add(e, "stall_event", NULL);
+		bj_u8s(e, "canonical", canon.weights, topo.nr_nodes);
+		bj_num(e, "canonical_max_error", canon.u8_err, "%.6f");
+		bj_u8s(e, "dwp0_weights", w0, topo.nr_nodes);
+		bj_num(e, "max_error", to.u8_err, "%.6f");
 		bj_print(e);
 	} else {
 		printf("tuning %s on workers %s (%s), %s counted by %s\n",
 		       pid ? name : "the model", list, t->ops->name,
 		       l.st.metric, t->stall_event[0] ? t->stall_event :
 		       "nothing");
+		print_canonical(&canon, w0, topo.nr_nodes, to.u8_err);
 	}
 	if (l.run_dir) {
 		if (pid)
@@ -730,7 +772,7 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 		if (hi && l.st.tunings == 1) {
 			double floor = 0;
 
-			ret = bwapd_tune_cosched(hi, t, canon, &to, &r, &floor);
+			ret = bwapd_tune_cosched(hi, t, canon.frac, &to, &r, &floor);
 			if (!ret && o->json) {
 				json_object *e = tune_event(&l, "co-scheduled");
 
@@ -745,7 +787,7 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 			/* re-tuning keeps the floor */
 			to.floor = floor;
 		} else {
-			ret = bwapd_tune(t, canon, &to, &r);
+			ret = bwapd_tune(t, canon.frac, &to, &r);
 		}
 		if (ret == -ESRCH) {
 			bwapd_log(BWAPD_LOG_INFO, "process %d exited while it was tuned",

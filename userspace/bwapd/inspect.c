@@ -23,11 +23,12 @@
 #define POOR_LOCALITY		0.5	/* Loc_App */
 
 int inspect_predict(const struct bwm_machine *m, const struct bwm_workload *wl,
-		    double u8_err, uint8_t *weights, double *gbps)
+		    double u8_err, uint8_t *weights, double *gbps,
+		    struct bwm_flat *flat)
 {
 	struct bwm_profile prof;
 	struct bwm_placement pl;
-	double frac[BWM_MAX_NODES], g;
+	double frac[BWM_MAX_NODES], canon[BWM_MAX_NODES], g;
 	int ret;
 
 	ret = bwm_profile_run(m, wl->workers, 1, 0, NULL, &prof);
@@ -36,6 +37,7 @@ int inspect_predict(const struct bwm_machine *m, const struct bwm_workload *wl,
 					      frac);
 	if (ret)
 		return ret;
+	memcpy(canon, frac, sizeof(frac));
 	/* moves of 5 % of the pages down to 0.1 %, nodes may empty */
 	if (bwm_refine(m, wl, 0.05, 0.001, frac, &g) < 0)
 		return -EINVAL;
@@ -47,7 +49,11 @@ int inspect_predict(const struct bwm_machine *m, const struct bwm_workload *wl,
 	if (ret)
 		return ret;
 	*gbps = bwm_predict_throughput(m, wl, &pl);
-	return *gbps < 0 ? (int)*gbps : 0;
+	if (*gbps < 0)
+		return (int)*gbps;
+	ret = flat ? bwm_flat_dwp(m, wl, canon, 0.05, u8_err, *gbps,
+				  BWM_FLAT_TOL, flat) : 0;
+	return ret < 0 ? ret : 0;
 }
 
 int inspect_prediction(struct inspect_report *r, const struct bwm_machine *m,
@@ -60,7 +66,7 @@ int inspect_prediction(struct inspect_report *r, const struct bwm_machine *m,
 	ret = bwm_predict(m, wl, pl, &pred);
 	if (!ret)
 		ret = inspect_predict(m, wl, u8_err, r->weights,
-				      &r->predicted_gbps);
+				      &r->predicted_gbps, &r->flat);
 	if (ret)
 		return ret;
 	r->have_prediction = 1;
@@ -310,6 +316,14 @@ void inspect_print_text(const struct inspect_report *r, int verbose)
 		printf("  weights        %s  (%.2fx the current placement: %.3g -> %.3g GB/s)\n",
 		       bwm_weights_format(r->weights, r->nr_nodes, w, sizeof(w)),
 		       r->gain, r->current_gbps, r->predicted_gbps);
+		if (r->flat.points > 1 && r->flat.dwp[1] > r->flat.dwp[0]) {
+			char hi[4 * BWM_MAX_NODES];
+
+			printf("  flat           %s to %s (DWP %.2f to %.2f from the canonical weights) predicted within %.1f %%: any of them serves about as well\n",
+			       bwm_weights_format(r->flat.weights[0], r->nr_nodes, w, sizeof(w)),
+			       bwm_weights_format(r->flat.weights[1], r->nr_nodes, hi, sizeof(hi)),
+			       r->flat.dwp[0], r->flat.dwp[1], 100 * BWM_FLAT_TOL);
+		}
 		if (r->assumes[0])
 			printf("  assumes       %s\n", r->assumes);
 	} else {
@@ -469,6 +483,21 @@ int inspect_print_json(const struct inspect_report *r, int verbose)
 		bj_num(s, "current_gbps", r->current_gbps, "%.6g");
 		bj_num(s, "predicted_gbps", r->predicted_gbps, "%.6g");
 		bj_num(s, "stall_fraction", r->stall_fraction, "%.6g");
+		if (r->flat.points > 1 && r->flat.dwp[1] > r->flat.dwp[0]) {
+			json_object *fl = json_object_new_object();
+
+			bj_nums(fl, "dwp", r->flat.dwp, 2, "%.4f");
+			bj_u8s(fl, "from", r->flat.weights[0], r->nr_nodes);
+			bj_u8s(fl, "to", r->flat.weights[1], r->nr_nodes);
+			bj_num(fl, "within", BWM_FLAT_TOL, "%.4f");
+			json_object_object_add(s, "flat", fl);
+		} else {
+			char why[160];
+
+			snprintf(why, sizeof(why), "no other weights on the DWP line from the canonical ones are predicted within %.1f %% of these",
+				 100 * BWM_FLAT_TOL);
+			bj_null(s, "flat", why);
+		}
 		if (r->assumes[0])
 			bj_str(s, "assumes", r->assumes);
 		json_object_object_add(o, "predicted", s);

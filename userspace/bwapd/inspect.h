@@ -68,6 +68,7 @@ struct inspect_report {
 	uint8_t weights[BWAPD_MAX_NODES];	/* 0: node left out */
 	double current_gbps, predicted_gbps, gain;
 	double stall_fraction;		/* at the current placement */
+	struct bwm_flat flat;		/* weights predicted about as good */
 	char assumes[256];		/* what the prediction takes for granted */
 	char prediction_why[256];
 
@@ -85,10 +86,13 @@ int inspect_print_json(const struct inspect_report *r, int verbose);
 /*
  * The placement the model predicts best for workload wl on m, as kernel
  * weights (0 leaves a node out), and its predicted throughput; from the
- * canonical shares of a profiling run, refined by hill climbing.
+ * canonical shares of a profiling run, refined by hill climbing.  flat
+ * (may be NULL): the DWPs from those shares predicted within
+ * BWM_FLAT_TOL of it.
  */
 int inspect_predict(const struct bwm_machine *m, const struct bwm_workload *wl,
-		    double u8_err, uint8_t *weights, double *gbps);
+		    double u8_err, uint8_t *weights, double *gbps,
+		    struct bwm_flat *flat);
 /*
  * r's prediction: workload wl placed as pl now, and the best weights
  * (inspect_predict) with their gain.  0, or -errno with the why to say.

@@ -624,6 +624,22 @@ int bwm_carrefour(const struct bwm_machine *m, const struct bwm_workload *wl,
 		  struct bwm_workload *eff, unsigned int *mechanisms,
 		  double *overhead);
 
+/*
+ * Where the optimum is flat: the run of DWPs from base[] (sweep by
+ * 'step', weights within u8_err) around the sweep's best whose predicted
+ * throughput is within 'tol' of best_gbps (none if the best is not).  Any weights between weights[0] (at dwp[0]) and weights[1]
+ * (at dwp[1]) serve about as well, so tools that search differently may
+ * name different ones.
+ */
+#define BWM_FLAT_TOL	0.005
+struct bwm_flat {
+	int points;				/* within tol; 0: none */
+	double dwp[2];				/* lowest, highest */
+	uint8_t weights[2][BWM_MAX_NODES];
+};
+int bwm_flat_dwp(const struct bwm_machine *m, const struct bwm_workload *wl,
+		 const double *base, double step, double u8_err,
+		 double best_gbps, double tol, struct bwm_flat *f);
 struct bwm_eval_opts {
 	int search_steps;		/* exhaustive search grid: 1/steps; 0 = skip */
 	double dwp_step;		/* DWP sweep step */
@@ -651,6 +667,7 @@ struct bwm_eval {
 	double canonical[BWM_MAX_NODES];	/* Eq. 5 fractions */
 	long searched;				/* placements tried */
 	double search_seconds;
+	struct bwm_flat flat;			/* near the optimum, on DWP */
 	struct bwm_strategy_result r[BWM_NR_STRATEGIES];
 };
 

@@ -67,7 +67,7 @@ void report_table(FILE *f, const struct bwm_machine *m,
 		report_nodes(sc->wl.workers, nodes, sizeof(nodes)),
 		bwm_workload_nr_threads(&sc->wl));
 	fprintf(f, "%-16s %9s %8s %9s %7s %5s  %s\n", "strategy", "GB/s",
-		"speedup", "time s", "stall%", "DWP", "weights (node 0:1:...)");
+		"speedup", "time s", "stall%", "DWP", "weights (node 0,1,...)");
 	for (s = 0; s < BWM_NR_STRATEGIES; s++) {
 		const struct bwm_strategy_result *r = &ev->r[s];
 		char dwp[16] = "-";
@@ -94,6 +94,19 @@ void report_table(FILE *f, const struct bwm_machine *m,
 	if (ev->r[BWM_OPTIMUM].valid)
 		fprintf(f, "(optimum: %ld placements searched in %.2f s)\n",
 			ev->searched, ev->search_seconds);
+	if (ev->flat.points > 1 && ev->flat.dwp[1] > ev->flat.dwp[0]) {
+		char hi[128];
+
+		bwm_weights_format(ev->flat.weights[0], m->nr_nodes, w,
+				   sizeof(w));
+		bwm_weights_format(ev->flat.weights[1], m->nr_nodes, hi,
+				   sizeof(hi));
+		fprintf(f, "(flat: DWP %.2f to %.2f from the canonical weights, "
+			"%s to %s, predicted within %.1f %% of the %s; any of "
+			"them serves about as well)\n", ev->flat.dwp[0],
+			ev->flat.dwp[1], w, hi, 100 * BWM_FLAT_TOL,
+			ev->r[BWM_OPTIMUM].valid ? "optimum" : "best DWP");
+	}
 	fputc('\n', f);
 }
 
@@ -169,6 +182,26 @@ static struct json_object *jnodes(uint32_t mask)
 		if (mask & (1u << i))
 			json_object_array_add(a, json_object_new_int(i));
 	return a;
+}
+
+/* The DWPs near the optimum: {"dwp": [lo, hi], "weights": [[..], [..]]} */
+static struct json_object *jflat(const struct bwm_machine *m,
+				 const struct bwm_flat *fl)
+{
+	struct json_object *o = json_object_new_object(), *ws, *w;
+	int k, j;
+
+	json_object_object_add(o, "dwp", jarray(fl->dwp, fl->points ? 2 : 0));
+	ws = json_object_new_array();
+	for (k = 0; fl->points && k < 2; k++) {
+		w = json_object_new_array();
+		for (j = 0; j < m->nr_nodes; j++)
+			json_object_array_add(w, json_object_new_int(fl->weights[k][j]));
+		json_object_array_add(ws, w);
+	}
+	json_object_object_add(o, "weights", ws);
+	json_object_object_add(o, "within", json_object_new_double(BWM_FLAT_TOL));
+	return o;
 }
 
 static struct json_object *jstrategy(const struct bwm_machine *m,
@@ -273,6 +306,7 @@ char *report_json(const struct bwm_machine *m, const struct scenario *sc,
 			json_object_object_add(o, "search_seconds",
 					       json_object_new_double(sc[i].ev.search_seconds));
 		}
+		json_object_object_add(o, "flat", jflat(m, &sc[i].ev.flat));
 		if (sc[i].have_mapping)
 			json_object_object_add(o, "mapping", jmapping(&sc[i]));
 		json_object_array_add(arr, o);

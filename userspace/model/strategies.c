@@ -98,6 +98,43 @@ int bwm_dwp_sweep(const struct bwm_machine *m, const struct bwm_workload *wl,
 	return npts;
 }
 
+int bwm_flat_dwp(const struct bwm_machine *m, const struct bwm_workload *wl,
+		 const double *base, double step, double u8_err,
+		 double best_gbps, double tol, struct bwm_flat *f)
+{
+	double dwp[1024], gbps[1024], moved[BWM_MAX_NODES];
+	int i, k, lo = 0, hi, n = bwm_dwp_sweep(m, wl, base, step, u8_err, dwp,
+					       gbps, NULL, 1024, NULL);
+
+	memset(f, 0, sizeof(*f));
+	if (n <= 0)
+		return n;
+	/* the run of the sweep's best point, while it stays within tol */
+	for (i = 1; i < n; i++)
+		if (gbps[i] > gbps[lo])
+			lo = i;
+	if (gbps[lo] < best_gbps * (1 - tol))
+		return 0;
+	hi = lo;
+	while (lo > 0 && gbps[lo - 1] >= best_gbps * (1 - tol))
+		lo--;
+	while (hi < n - 1 && gbps[hi + 1] >= best_gbps * (1 - tol))
+		hi++;
+	f->points = hi - lo + 1;
+	f->dwp[0] = dwp[lo];
+	f->dwp[1] = dwp[hi];
+	for (k = 0; k < 2; k++) {
+		i = bwm_apply_dwp(base, m->nr_nodes, wl->workers, f->dwp[k],
+				  moved);
+		if (!i)
+			i = quantise(moved, m->nr_nodes, u8_err, f->weights[k],
+				     moved);
+		if (i)
+			return i;
+	}
+	return f->points;
+}
+
 struct search {
 	const struct bwm_machine *m;
 	const struct bwm_workload *wl;
@@ -441,5 +478,8 @@ int bwm_evaluate(const struct bwm_machine *m, const struct bwm_workload *wl,
 		if (r[s].valid)
 			r[s].speedup = r[s].pred.throughput_gbps /
 				       r[BWM_FIRST_TOUCH].pred.throughput_gbps;
-	return 0;
+	s = r[BWM_OPTIMUM].valid ? BWM_OPTIMUM : BWM_CANONICAL_DWP;
+	ret = bwm_flat_dwp(m, wl, out->canonical, o->dwp_step, o->u8_err,
+			   r[s].pred.throughput_gbps, BWM_FLAT_TOL, &out->flat);
+	return ret < 0 ? ret : 0;
 }

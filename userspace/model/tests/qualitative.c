@@ -186,4 +186,70 @@ TEST(optimum_bounds_every_strategy)
 	}
 }
 
+/*
+ * The flat stretch bwap-eval reports: both ends predict within its
+ * tolerance of the optimum, the best DWP lies between them, and the
+ * sweep's next point beyond either end does not.
+ */
+TEST(flat_stretch_around_the_optimum)
+{
+	static const char *const workloads[] = {
+		"bandwidth-bound", "latency-bound", "mixed", "private-heavy",
+	};
+	static struct bwm_eval ev;
+	struct bwm_machine m;
+	struct bwm_workload wl;
+	struct bwm_placement pl;
+	struct bwm_eval_opts o;
+	unsigned int i, k, seen = 0;
+	double opt, g, edge[2];
+	int e;
+
+	bwm_eval_opts_default(&o);
+	for (i = 0; i < NR_PRESETS; i++) {
+		for (k = 0; k < 4; k++) {
+			ASSERT_EQ(0, eval(presets[i], workloads[k], 0x1, &ev, &m));
+			ASSERT_EQ(0, bwm_test_load(presets[i], workloads[k], 0x1,
+						   &m, &wl));
+			opt = gbps(&ev, BWM_OPTIMUM);
+			if (!ev.flat.points)
+				continue;
+			seen += ev.flat.points > 1;
+			EXPECT_TRUE(ev.flat.dwp[0] <= ev.r[BWM_CANONICAL_DWP].dwp &&
+				    ev.r[BWM_CANONICAL_DWP].dwp <= ev.flat.dwp[1]);
+			for (e = 0; e < 2; e++) {
+				ASSERT_EQ(0, bwm_placement_from_weights(&pl, m.nr_nodes,
+									ev.flat.weights[e],
+									wl.workers, 0));
+				g = bwm_predict_throughput(&m, &wl, &pl);
+				EXPECT_TRUE(g >= opt * (1 - BWM_FLAT_TOL) - 1e-9)
+					TH_LOG("%s %s: end %d %.4f of %.4f", m.name,
+					       wl.name, e, g, opt);
+			}
+			/* one sweep step beyond each end, where there is one */
+			edge[0] = ev.flat.dwp[0] - o.dwp_step;
+			edge[1] = ev.flat.dwp[1] + o.dwp_step;
+			for (e = 0; e < 2; e++) {
+				double frac[BWM_MAX_NODES], q[BWM_MAX_NODES];
+				uint8_t w[BWM_MAX_NODES];
+
+				if (edge[e] < -1e-9 || edge[e] > 1 + 1e-9)
+					continue;
+				ASSERT_EQ(0, bwm_apply_dwp(ev.canonical, m.nr_nodes,
+							   wl.workers, edge[e], frac));
+				ASSERT_LT(0, bwm_fractions_to_u8(frac, m.nr_nodes,
+								 o.u8_err, w, NULL));
+				ASSERT_EQ(0, bwm_weights_to_fractions(w, m.nr_nodes, q));
+				bwm_placement_interleave(&pl, m.nr_nodes, q);
+				g = bwm_predict_throughput(&m, &wl, &pl);
+				EXPECT_TRUE(g < opt * (1 - BWM_FLAT_TOL))
+					TH_LOG("%s %s: DWP %.2f %.4f of %.4f", m.name,
+					       wl.name, edge[e], g, opt);
+			}
+		}
+	}
+	/* the presets have flat optima: the check above did run */
+	EXPECT_LT(2U, seen);
+}
+
 TEST_HARNESS_MAIN
