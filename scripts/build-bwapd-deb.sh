@@ -3,7 +3,7 @@
 #
 # Build the Debian packages of bwapd (bwapd, libbwapd-stable-dev) with
 # Debian's tools: the source tree is assembled from this project
-# (userspace/bwapd, the model it links, its man page) with
+# (userspace/bwapd, the model it links, the kernel ABI header, its man page) with
 # userspace/bwapd/debian as debian/, a changelog entry is written for
 # bwapd's version (BWAPD_VERSION in userspace/bwapd/Makefile), and
 # dpkg-buildpackage builds it; lintian then checks the packages.
@@ -26,7 +26,7 @@ DEB=$BUILD_DIR/bwapd-deb
 SRC=$DEB/bwapd-$VERSION
 rm -rf "$DEB"
 mkdir -p "$SRC/userspace" "$SRC/Documentation/man8"
-for d in bwapd model; do
+for d in bwapd model include; do
 	# the sources, not what a build left in the tree
 	(cd "$REPO_ROOT/userspace" && git ls-files -co --exclude-standard "$d" |
 		grep -v '^bwapd/debian/' | cpio -pdm --quiet "$SRC/userspace")

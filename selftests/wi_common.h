@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "wi_abi.h"
+
 /* Memory policy ABI (include/uapi/linux/mempolicy.h). */
 #ifndef MPOL_DEFAULT
 #define MPOL_DEFAULT			0
@@ -22,17 +24,11 @@
 #ifndef MPOL_BIND
 #define MPOL_BIND			2
 #endif
-#ifndef MPOL_INTERLEAVE
-#define MPOL_INTERLEAVE			3
-#endif
 #ifndef MPOL_LOCAL
 #define MPOL_LOCAL			4
 #endif
 #ifndef MPOL_PREFERRED_MANY
 #define MPOL_PREFERRED_MANY		5
-#endif
-#ifndef MPOL_WEIGHTED_INTERLEAVE
-#define MPOL_WEIGHTED_INTERLEAVE	6
 #endif
 /* First mode number the kernel must reject. */
 #define WI_MPOL_FIRST_INVALID		7

@@ -14,40 +14,21 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "wi_abi.h"
 #include "wi_common.h"
-
-#ifndef SYS_set_mempolicy_weights
-#define SYS_set_mempolicy_weights	1000
-#endif
-#ifndef SYS_get_mempolicy_weights
-#define SYS_get_mempolicy_weights	1001
-#endif
-#ifndef PIDFD_SELF_THREAD
-#define PIDFD_SELF_THREAD		-10000
-#endif
-#ifndef PIDFD_SELF_THREAD_GROUP
-#define PIDFD_SELF_THREAD_GROUP		-10001
-#endif
-#ifndef MPOL_WEIGHTS_EFFECTIVE
-#define MPOL_WEIGHTS_EFFECTIVE		(1 << 0)
-#endif
-/* The largest nr_nodes the calls accept. */
-#define WI_WEIGHTS_MAX_NODES		4096
 
 static inline long wi_set_task_weights(int pidfd, const uint8_t *weights,
 				       unsigned long nr_nodes,
 				       unsigned int flags)
 {
-	return syscall(SYS_set_mempolicy_weights, pidfd, weights, nr_nodes,
-		       flags);
+	return wi_set_mempolicy_weights(pidfd, weights, nr_nodes, flags);
 }
 
 static inline long wi_get_task_weights(int pidfd, uint8_t *weights,
 				       unsigned long nr_nodes,
 				       unsigned int flags)
 {
-	return syscall(SYS_get_mempolicy_weights, pidfd, weights, nr_nodes,
-		       flags);
+	return wi_get_mempolicy_weights(pidfd, weights, nr_nodes, flags);
 }
 
 /*

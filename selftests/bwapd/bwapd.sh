@@ -170,8 +170,9 @@ await_tuned() {
 }
 # pages_follow LABEL W0 W1 W2 W3: the weighted pages of process $hp lie
 # on the nodes in these weights' shares: within 1 %, or, where $follow
-# is damon, within what DAMON's placement leaves (runs of the weights'
-# sum along the mapping: half the sum in pages, and 0.1 %) if that is more
+# is damon or migrate, within what their layout leaves (runs of the
+# weights' sum along the mapping: half the sum in pages, and 0.1 %) if
+# that is more
 pages_follow() {
 	label=$1
 	shift
@@ -181,7 +182,7 @@ pages_follow() {
 	wsum=$(($1 + $2 + $3 + $4))
 	[ "$wsum" -gt 0 ] || wsum=1
 	damon=0
-	[ "${follow:-}" != damon ] || damon=1
+	case ${follow:-} in damon | migrate) damon=1 ;; esac
 	for i in 0 1 2 3; do
 		eval "w=\$$((i + 1))"
 		p=$(echo "$line" | tr ' ' '\n' | sed -n "s/^N$i=//p")
@@ -215,51 +216,48 @@ damon_dests() {
 # the kdamonds in DAMON's sysfs interface (none where it has none)
 kdamonds() { cat $DK/nr_kdamonds 2>/dev/null || echo 0; }
 globals() { echo "$(cat $W/node0) $(cat $W/node1) $(cat $W/node2) $(cat $W/node3)"; }
+DS=/sys/module/damon_stat/parameters/enabled
 if [ ! -x $HOLD ] || [ ! -f $M/machines/bwap-b.json ]; then
 	skip "wi_hold or the model presets not in the image"
-elif ! task_weights && ! damon_dests; then
-	# Named like the cases it stands for, so that a comparison with an
-	# upstream kernel pairs them (scripts/compare-upstream.sh).
-	echo "ok $((n += 1)) - tuner: per-process weights # SKIP kernel without set_mempolicy_weights(2) or DAMON's weighted migration: nothing to tune"
-	# tune --pid says why it cannot tune one process, and what it can do
-	hold 16
-	k0=$(kdamonds)
-	out=$(bwapd --file $F --model "$MODEL" tune --pid $hp --workload "$WL" 2>&1)
-	rc=$?
-	echo "$out" | sed 's/^/# /'
-	check "tuner: tune --pid tunes the process, or says why not and offers --global" "1 1" \
-		"$rc $(echo "$out" | grep -c 'neither set_mempolicy_weights(2) nor DAMON.s weighted migration (Linux 6.17 or later), so it cannot give one process weights of its own.*--global tunes the global weights instead')"
-	check "tuner: the refusal leaves DAMON as it was" "$k0" "$(kdamonds)"
-	json=$(bwapd --file $F show --json 0)
-	echo "$json" | grep '"kernel"' | sed 's/^/# /'
-	check "show: says the global weights are all there is, and why" 1 \
-		"$(echo "$json" | grep -c '"placement": "global", "placement_why": "DAMON here has no weighted destinations')"
-	kill $hp
-	wait $hp 2>/dev/null
 else
-	# how the process gets weights of its own: the kernel's, or DAMON's
-	if task_weights; then placement=weights; else placement=damon; fi
+	# how the process gets weights of its own: the kernel's, DAMON's
+	# (once damon_stat is off, below), or bwapd moves its pages itself
+	if task_weights; then
+		placement=weights
+	elif damon_dests; then
+		placement=damon
+	else
+		placement=migrate
+	fi
 	follow=$placement
 	echo "# per-process weights: $placement"
 	ok "tuner: per-process weights"
 	# Debian's kernels run DAMON_STAT, whose kdamond keeps every other one
-	# from starting: bwapd says so and leaves it; the admin turns it off
-	DS=/sys/module/damon_stat/parameters/enabled
+	# from starting: bwapd leaves it and moves the pages itself, saying
+	# why; the pages end in their shares all the same
 	ds=$(cat $DS 2>/dev/null)
 	if [ $placement = damon ] && [ "$ds" = Y ]; then
 		hold 16
-		out=$(bwapd --file $F --model "$MODEL" tune --pid $hp --workload "$WL" 2>&1)
+		k0=$(kdamonds)
+		out=$(bwapd --file $F --model "$MODEL" tune --pid $hp --workload "$WL" --json 2>&1)
 		rc=$?
 		echo "$out" | sed 's/^/# /'
-		check "tuner: DAMON taken by one of its modules: refused, saying how to free it" "1 1" \
-			"$rc $(echo "$out" | grep -c 'DAMON runs for damon_stat, which keeps every other kdamond from starting.*damon_stat.enabled=N')"
-		check "tuner: DAMON taken by one of its modules: left running" Y "$(cat $DS)"
+		check "tuner: DAMON taken by one of its modules: bwapd moves the pages itself, saying why" "0 1 1" \
+			"$rc $(echo "$out" | grep -c 'bwapd moves its pages to its weights itself.*DAMON runs for damon_stat, which keeps every other kdamond from starting') $(echo "$out" | grep '"event": "start"' | grep -c '"placement": "migrate"')"
+		check "tuner: DAMON taken by one of its modules: left running" "Y $k0" "$(cat $DS) $(kdamonds)"
+		follow=migrate
+		# shellcheck disable=SC2046 # four numbers
+		pages_follow "tuner: damon_stat on" $(echo "$out" | last_weights)
+		follow=$placement
 		kill $hp
 		wait $hp 2>/dev/null
 		echo N >$DS
 	else
 		skip "tuner: DAMON taken by one of its modules: no DAMON_STAT running"
 		skip "tuner: DAMON taken by one of its modules: left running"
+		for i in 0 1 2 3; do
+			skip "tuner: damon_stat on: node$i holds its final weight's share: no DAMON_STAT running"
+		done
 	fi
 	json=$(bwapd --file $F show --json 0)
 	echo "$json" | grep '"kernel"' | sed 's/^/# /'
@@ -397,14 +395,20 @@ else
 	kill $hp
 	wait $hp 2>/dev/null
 
-	# another program's kdamond: bwapd leaves it alone and says so
+	# another program's kdamond: bwapd leaves it alone, says so and moves
+	# the pages itself; asked for DAMON, it refuses
 	if [ $placement = damon ]; then
 		hold 16
 		echo 1 >$DK/nr_kdamonds
-		out=$(bwapd --file $F --model "$MODEL" tune --pid $hp --workload "$WL" 2>&1)
+		out=$(bwapd --file $F --model "$MODEL" tune --pid $hp --workload "$WL" --max-steps 2 2>&1)
 		rc=$?
 		echo "$out" | sed 's/^/# /'
-		check "tuner: another program's kdamond: refused, saying so" "1 1" \
+		check "tuner: another program's kdamond: bwapd moves the pages itself, saying so" "0 1" \
+			"$rc $(echo "$out" | grep -c "bwapd moves its pages to its weights itself.*in use by another program (1 kdamond in $DK)")"
+		out=$(bwapd --file $F --model "$MODEL" tune --pid $hp --workload "$WL" --placement damon 2>&1)
+		rc=$?
+		echo "$out" | sed 's/^/# /'
+		check "tuner: another program's kdamond: --placement damon refused, saying so" "1 1" \
 			"$rc $(echo "$out" | grep -c "in use by another program (1 kdamond in $DK)")"
 		check "tuner: another program's kdamond: left as it was" "1 off" \
 			"$(kdamonds) $(cat $DK/0/state)"
@@ -412,8 +416,9 @@ else
 		kill $hp
 		wait $hp 2>/dev/null
 	else
-		skip "tuner: another program's kdamond: refused, saying so: per-process weights"
-		skip "tuner: another program's kdamond: left as it was: per-process weights"
+		skip "tuner: another program's kdamond: bwapd moves the pages itself, saying so: no DAMON here"
+		skip "tuner: another program's kdamond: --placement damon refused, saying so: no DAMON here"
+		skip "tuner: another program's kdamond: left as it was: no DAMON here"
 	fi
 
 	# two processes tuned at once share bwapd's kdamond, each with its own
@@ -548,7 +553,7 @@ else
 	# says the filter blocks them, not the kernel, and the command does
 	# not run; with the two numbers allowed it runs
 	SC=/usr/lib/wi/wi_seccomp
-	if [ $placement = damon ]; then
+	if [ $placement != weights ]; then
 		skip "tuner: exec under a seccomp allow-list: the kernel has no weights calls"
 	elif [ -x $SC ]; then
 		out=$($SC ENOSYS bwapd --file $F --model "$MODEL" --run-dir "" exec \
@@ -591,8 +596,8 @@ if [ -x $HOLD ] && [ -f $MODEL ]; then
 	set -- $(echo "$out" | last_weights)
 	check "global: the sysfs weights are the tuned ones" "$*" \
 		"$(cat $W/node0) $(cat $W/node1) $(cat $W/node2) $(cat $W/node3)"
-	# shellcheck disable=SC2046 # four numbers
 	follow=global
+	# shellcheck disable=SC2046 # four numbers
 	pages_follow "global" $(echo "$out" | last_weights)
 	kill $hp
 	wait $hp 2>/dev/null

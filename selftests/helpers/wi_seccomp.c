@@ -23,8 +23,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define NR_SET_WEIGHTS	1000
-#define NR_GET_WEIGHTS	1001
+#include "wi_abi.h"
 
 static int install(int err, int allow_weights)
 {
@@ -38,9 +37,9 @@ static int install(int err, int allow_weights)
 		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 512, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		/* the addition: the two numbers of the weights calls */
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NR_SET_WEIGHTS,
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_set_mempolicy_weights,
 			 allow_weights ? 2 : 0, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NR_GET_WEIGHTS,
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_get_mempolicy_weights,
 			 allow_weights ? 1 : 0, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO |
 			 (err & SECCOMP_RET_DATA)),

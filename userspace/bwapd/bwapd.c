@@ -15,6 +15,7 @@
 
 #include "cmd.h"
 #include "log.h"
+#include "placement.h"
 #include "rules.h"
 #include "status.h"
 
@@ -144,7 +145,7 @@ int main(int argc, char **argv)
 		.file = BWAPD_DEFAULT_FILE, .root = "", .seed = 1,
 		.run_dir = BWAPD_RUN_DIR, .rules = BWAPD_RULES_FILE, .scan = 5,
 		.seconds = 2, .u8_err = BWM_DEFAULT_U8_ERR, .interval = 0.05,
-		.log_level = BWAPD_LOG_INFO,
+		.log_level = BWAPD_LOG_INFO, .placement = BWAPD_PLACE_AUTO,
 	};
 	int seen[NR_OPTS] = { 0 };
 	char preset[4][BWAPD_PATH_MAX];

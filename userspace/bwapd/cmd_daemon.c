@@ -16,6 +16,7 @@
 #include "cmd.h"
 #include "damon.h"
 #include "log.h"
+#include "placement.h"
 #include "rules.h"
 
 #define MAX_TUNERS	256
@@ -64,6 +65,12 @@ static int rule_opts(const struct opts *o, const struct bwapd_rule *r,
 	if (!ret)
 		ret = opts_check(seen, C_RULE, where) ||
 		      opts_metric(seen, ro, where);
+	if (!ret && ro->placement == BWAPD_PLACE_GLOBAL) {
+		bwapd_log(BWAPD_LOG_ERR, "%s: --placement global: the daemon's "
+			  "processes would fight over one set of global weights",
+			  where);
+		ret = EXIT_USAGE;
+	}
 	if (!ret && opts_presets(ro, preset))
 		ret = EXIT_USAGE;
 	if (!ret && bwapd_tune_opts_check(&ro->tune)) {
@@ -162,6 +169,11 @@ int cmd_daemon(const struct opts *o)
 	struct sigaction sa;
 	int i, ret;
 
+	if (o->placement == BWAPD_PLACE_GLOBAL) {
+		bwapd_log(BWAPD_LOG_ERR, "daemon: --placement global: its processes "
+			  "would fight over one set of global weights");
+		return EXIT_USAGE;
+	}
 	memset(&d, 0, sizeof(d));
 	d.o = o;
 	/* a log (journald under systemd): whole lines, also from the tuners */

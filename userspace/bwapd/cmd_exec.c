@@ -17,28 +17,29 @@
 #include "cmd.h"
 #include "json_out.h"
 #include "log.h"
+#include "placement.h"
 #include "seccomp.h"
-
-#define MPOL_WEIGHTED_INTERLEAVE_MODE	6	/* uapi/linux/mempolicy.h */
-#ifndef SYS_set_mempolicy_weights
-#define SYS_set_mempolicy_weights	1000
-#endif
-#ifndef PIDFD_SELF_THREAD_GROUP
-#define PIDFD_SELF_THREAD_GROUP		-10001
-#endif
+#include "wi_abi.h"
 
 /*
  * Weighted interleave over every memory node; its own weights, the
  * canonical DWP 0 ones, unless they are the global weights (--global) or
- * DAMON places its pages (own == 0).
+ * DAMON or bwapd place its pages (own == 0): then, on a kernel without
+ * weighted interleave, plain interleave, which bwapd's migration steers.
  */
 static int exec_policy(const uint8_t *w, int nr, unsigned long *mask,
 		       int own)
 {
-	if (syscall(SYS_set_mempolicy, MPOL_WEIGHTED_INTERLEAVE_MODE, mask,
-		    8 * sizeof(*mask) + 1) ||
-	    (own && syscall(SYS_set_mempolicy_weights,
-				PIDFD_SELF_THREAD_GROUP, w, (unsigned long)nr, 0U)))
+	unsigned long maxnode = 8 * sizeof(*mask) + 1;
+
+	if (syscall(SYS_set_mempolicy, MPOL_WEIGHTED_INTERLEAVE, mask, maxnode)) {
+		/* bwapd moves the pages: plain interleave starts them near */
+		if (errno != EINVAL || own ||
+		    syscall(SYS_set_mempolicy, MPOL_INTERLEAVE, mask, maxnode))
+			return -errno;
+	}
+	if (own && wi_set_mempolicy_weights(PIDFD_SELF_THREAD_GROUP, w,
+					    (unsigned long)nr, 0U))
 		return -errno;
 	return 0;
 }
@@ -78,10 +79,11 @@ static int exec_and_tune(const struct opts *o, char **argv)
 		if (ret)
 			return cmd_error("exec", ret, why);
 	}
-	/* a kernel without its own weights: DAMON, or the program does not run */
+	/* its own weights, or DAMON or bwapd move its pages */
 	if (own) {
 		char why[1024];
-		int ret = bwapd_placement_here(cmd_damon_dir(o), why, sizeof(why));
+		int ret = bwapd_place_choose(o->placement, cmd_damon_dir(o), why,
+					     sizeof(why), NULL, 0);
 
 		if (ret < 0) {
 			bwapd_log(BWAPD_LOG_ERR, "cannot give %s weights of its own: %s",

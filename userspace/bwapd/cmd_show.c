@@ -9,6 +9,7 @@
 
 #include "cmd.h"
 #include "json_out.h"
+#include "placement.h"
 
 /*
  * The weights the kernel uses now, next to bwapd's: on a real machine
@@ -19,7 +20,7 @@ struct kernel_weights {
 	int have;
 	int automatic;			/* 1, 0, or -1: no auto file */
 	uint8_t w[BWAPD_MAX_NODES];
-	int placement;			/* bwapd_placement_look() */
+	int placement;			/* bwapd_place_look() */
 #define PLACEMENT_UNKNOWN	1000
 	char why[512];
 };
@@ -46,13 +47,7 @@ static void kernel_weights(const struct opts *o, struct bwapd_backend *b,
 		k->automatic = !strncmp(buf, "true", 4);
 	/* what gives one process its own weights: only the running kernel */
 	k->placement = o->root && *o->root ? PLACEMENT_UNKNOWN :
-		       bwapd_placement_look(k->why, sizeof(k->why));
-}
-
-static const char *placement_name(const struct kernel_weights *k)
-{
-	return k->placement == BWAPD_PLACE_WEIGHTS ? "weights" :
-	       k->placement == BWAPD_PLACE_DAMON ? "damon" : "global";
+		       bwapd_place_look(k->why, sizeof(k->why));
 }
 
 static const char *kernel_source(const struct kernel_weights *k)
@@ -99,8 +94,9 @@ static void show_table(const struct bwapd_file *f, int nr_nodes,
 		printf("one process's own weights: DAMON's weighted migration (the "
 		       "kernel has no set_mempolicy_weights(2))\n");
 	else if (k->placement != PLACEMENT_UNKNOWN)
-		printf("one process's own weights: none, the global weights only "
-		       "(--global): no set_mempolicy_weights(2), and %s\n", k->why);
+		printf("one process's own weights: bwapd moves its pages "
+		       "(move_pages(2)): no set_mempolicy_weights(2), and %s\n",
+		       k->why);
 }
 
 /*
@@ -294,8 +290,9 @@ static void show_json(const struct bwapd_file *f,
 		else
 			bj_bool(kw, "auto", k->automatic);
 		if (k->placement != PLACEMENT_UNKNOWN)
-			bj_str(kw, "placement", placement_name(k));
-		if (k->placement < 0)
+			bj_str(kw, "placement",
+			       bwapd_place_kind_name(k->placement));
+		if (k->placement == BWAPD_PLACE_MIGRATE)
 			bj_str(kw, "placement_why", k->why);
 		json_object_object_add(doc, "kernel", kw);
 	}

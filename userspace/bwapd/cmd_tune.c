@@ -18,6 +18,7 @@
 #include "damon.h"
 #include "json_out.h"
 #include "log.h"
+#include "placement.h"
 #include "status.h"
 #include "svg.h"
 
@@ -467,27 +468,40 @@ static int corun_targets(const struct opts *o, const struct bwm_machine *m,
 	return 0;
 }
 
-/*
- * How the process's pages get its weights: its own weights where the
- * kernel has them, else DAMON's weighted migration; or why neither.
- */
+/* How the process's pages get their weights: --placement, or the best. */
 static int place_process(const struct opts *o, struct bwapd_target *proc)
 {
 	const char *dir = cmd_damon_dir(o);
-	char why[1024];
-	int ret = bwapd_placement_here(dir, why, sizeof(why));
+	char why[1024], note[1024];
+	int pid = (int)proc->pid;
+	int ret = bwapd_place_choose(o->placement, dir, why, sizeof(why), note,
+				     sizeof(note));
 
 	if (ret < 0) {
-		bwapd_log(BWAPD_LOG_ERR, "process %d: %s; nothing changed",
-			  (int)proc->pid, why);
+		bwapd_log(BWAPD_LOG_ERR, "process %d: %s; nothing changed", pid,
+			  why);
 		return ret;
 	}
-	if (ret == BWAPD_PLACE_DAMON) {
-		bwapd_target_process_damon(proc, dir, o->tune.migrate.pages_per_s);
+	bwapd_target_process_place(proc, ret, dir, o->tune.migrate.pages_per_s);
+	switch (ret) {
+	case BWAPD_PLACE_DAMON:
 		bwapd_log(BWAPD_LOG_INFO, "process %d: DAMON moves its pages to its "
 			  "weights (the kernel has no set_mempolicy_weights(2)); the "
 			  "pages it allocates follow the global weights until DAMON "
-			  "moves them too", (int)proc->pid);
+			  "moves them too", pid);
+		break;
+	case BWAPD_PLACE_MIGRATE:
+		bwapd_log(BWAPD_LOG_INFO, "process %d: bwapd moves its pages to its "
+			  "weights itself (move_pages(2))%s%s%s; the pages it "
+			  "allocates follow its own policy until the next pass, "
+			  "every second at most", pid, note[0] ? " (" : "", note,
+			  note[0] ? ")" : "");
+		break;
+	case BWAPD_PLACE_GLOBAL:
+		bwapd_log(BWAPD_LOG_WARNING, "tuning process %d through the global "
+			  "weights: every process under weighted interleave "
+			  "without weights of its own follows them", pid);
+		break;
 	}
 	return 0;
 }
@@ -588,12 +602,6 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 		}
 		workers = proc.workers;
 		t = &proc;
-		if (o->global) {
-			bwapd_target_process_global(&proc);
-			bwapd_log(BWAPD_LOG_WARNING, "tuning process %d through the global "
-				"weights: every process under weighted interleave "
-				"without weights of its own follows them", (int)pid);
-		}
 	} else {
 		snprintf(name, sizeof(name), "model");
 		t = NULL;
@@ -684,6 +692,8 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 			goto out;
 		to.machine = &known;
 	}
+	if (pid && place_process(o, &proc))
+		goto out;
 	if (pid) {
 		ret = proc.ops->pages(&proc, pages, topo.nr_nodes);
 		for (j = 0; !ret && j < topo.nr_nodes; j++)
@@ -694,13 +704,15 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 			goto out;
 		}
 		if (!total) {
+			int il = proc.placement && !strcmp(proc.placement, "migrate");
+
 			bwapd_log(BWAPD_LOG_ERR, "process %d has no anonymous memory under weighted "
-				"interleave (start it with \"bwapd exec\" or \"numactl "
-				"--weighted-interleave\")", (int)pid);
+				"interleave%s (start it with \"bwapd exec\" or \"numactl "
+				"--weighted-interleave\"%s)", (int)pid,
+				il ? " or interleave" : "",
+				il ? " or \"numactl --interleave\"" : "");
 			goto out;
 		}
-		if (!o->global && place_process(o, &proc))
-			goto out;
 		/* DAMON's destinations can leave nodes out, the weights not */
 		if (t == &model)
 			model.leave_out = proc.leave_out;

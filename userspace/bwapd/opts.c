@@ -15,6 +15,7 @@
 
 #include "log.h"
 #include "opts.h"
+#include "placement.h"
 #include "rules.h"
 #include "status.h"
 #include "wfile.h"
@@ -41,7 +42,7 @@ static const struct cmd_def {
 #define JSON_OUT	(ALL & ~B(C_DAEMON))
 
 enum kind { K_FLAG, K_STR, K_INT, K_DBL, K_U64, K_METRIC, K_LEVEL, K_WEIGHTS,
-	    K_HELP, K_VERSION };
+	    K_PLACE, K_HELP, K_VERSION };
 
 #define O(f)	offsetof(struct opts, f)
 
@@ -148,7 +149,12 @@ static const struct optdef {
 	  "tune the global weights instead of the process's own (kernels\n"
 	  "without per-process weights): every process under weighted\n"
 	  "interleave without weights of its own follows them, so only on a\n"
-	  "machine dedicated to this application; root" },
+	  "machine dedicated to this application; root (--placement global)" },
+	{ "placement", K_PLACE, O(placement), 0, 0, TUNERS, "HOW",
+	  "how the process's pages get their weights: weights (its own,\n"
+	  "set_mempolicy_weights(2)), damon (DAMON's weighted migration),\n"
+	  "migrate (bwapd moves them, move_pages(2)), global, or auto (the\n"
+	  "first of weights, damon and migrate the kernel gives; default)" },
 	{ "corun", K_STR, O(corun), 0, 0, B(C_TUNE), "W.json",
 	  "the model's high-priority workload beside the one tuned" },
 	{ "corun-workers", K_STR, O(corun_workers), 0, 0, B(C_TUNE), "NODES",
@@ -273,6 +279,12 @@ static int opt_value(const struct optdef *d, const char *arg, struct opts *o)
 				  arg, bwm_weights_format(w, n, list, sizeof(list)));
 		*(const char **)p = arg;
 		return 0;
+	case K_PLACE:
+		n = bwapd_place_kind_parse(arg);
+		if (n < 0)
+			break;
+		*(int *)p = n;
+		return 0;
 	case K_LEVEL:
 		for (i = 0; i < 4; i++)
 			if (!strcmp(arg, level_names[i]))
@@ -291,6 +303,7 @@ static int opt_value(const struct optdef *d, const char *arg, struct opts *o)
 			d->arg ? ": want " : "",
 			d->kind == K_U64 ? "a whole number, not negative" :
 			d->kind == K_LEVEL ? "err, warning, info or debug" :
+			d->kind == K_PLACE ? "weights, damon, migrate, global or auto" :
 			d->kind == K_WEIGHTS ? "one weight per node, 0-255, "
 			"separated by commas (5,3,1,1), not all 0" : d->arg);
 	return EXIT_USAGE;
@@ -411,6 +424,16 @@ int opts_metric(const int *seen, struct opts *o, const char *where)
 {
 	if (seen[opts_index("u8-err")])
 		o->tune.u8_err = o->u8_err;
+	if (o->global && seen[opts_index("placement")] &&
+	    o->placement != BWAPD_PLACE_GLOBAL) {
+		bwapd_log(BWAPD_LOG_ERR, "%s: --global is --placement global: it "
+			  "does not go with --placement %s", where,
+			  bwapd_place_kind_name(o->placement));
+		return EXIT_USAGE;
+	}
+	if (o->global)
+		o->placement = BWAPD_PLACE_GLOBAL;
+	o->global = o->placement == BWAPD_PLACE_GLOBAL;
 	if (!seen[opts_index("forward-only")])
 		return 0;
 	if (seen[opts_index("metric")] && o->tune.metric != BWAPD_STALL_RATE) {

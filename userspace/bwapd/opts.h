@@ -49,6 +49,7 @@ struct opts {
 	double watch, delay, scan;
 	int wait_stable;
 	int global;
+	int placement;			/* BWAPD_PLACE_*, placement.h */
 	int log_level;
 	/* inspect */
 	int verbose;
@@ -62,7 +63,7 @@ enum { C_TOPOLOGY, C_PROFILE, C_SHOW, C_APPLY, C_TUNE, C_EXEC, C_STATUS,
        C_DAEMON, C_INSPECT, NR_CMDS, C_RULE = NR_CMDS };
 
 /* The options in the table of opts.c (which checks the count). */
-#define NR_OPTS		50
+#define NR_OPTS		51
 
 /* The words of the command line that are not options. */
 struct words {

@@ -11,9 +11,7 @@
 
 #include "caps.h"
 #include "seccomp.h"
-
-#define NR_GET_MEMPOLICY_WEIGHTS	1001
-#define PIDFD_SELF_PROCESS		-10001
+#include "wi_abi.h"
 
 /* The Seccomp: field of /proc/self/status: 0 off, 1 strict, 2 filter. */
 static int seccomp_mode(void)
@@ -57,8 +55,7 @@ int bwapd_seccomp_why(int err, char *buf, size_t len)
 	if ((err != ENOSYS && err != EPERM) || seccomp_mode() != 2)
 		return 0;
 	/* Reading one's own weights is always allowed: not the filter. */
-	if (syscall(NR_GET_MEMPOLICY_WEIGHTS, PIDFD_SELF_PROCESS, NULL, 0UL,
-		    0U) >= 1)
+	if (wi_get_mempolicy_weights(PIDFD_SELF_THREAD_GROUP, NULL, 0UL, 0U) >= 1)
 		return 0;
 	has = kernel_has_weights();
 	if (has == 0 && err == ENOSYS)

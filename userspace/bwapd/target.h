@@ -27,6 +27,7 @@ struct bwapd_counters {
 /* What a migration did. */
 struct bwapd_migration {
 	uint64_t pages;			/* resident pages it looked at */
+	uint64_t asked;			/* pages whose node it asked */
 	uint64_t moved;			/* pages that changed node */
 	uint64_t failed;		/* pages the kernel would not move */
 	double seconds;
@@ -66,9 +67,8 @@ struct bwapd_target {
 	pid_t pid;			/* 0: a modelled workload */
 	uint32_t workers;		/* nodes its CPUs are on */
 	/*
-	 * How a process's pages get its weights: "weights" (its own,
-	 * set_mempolicy_weights(2)), "damon" (DAMON's weighted migration),
-	 * "global" (the global weights); NULL for a modelled workload.
+	 * How a process's pages get its weights (placement.h): "weights",
+	 * "damon", "migrate" or "global"; NULL for a modelled workload.
 	 */
 	const char *placement;
 	/*
@@ -85,36 +85,22 @@ struct bwapd_target {
 };
 
 /*
- * A running process (task.c): pidfd, set_mempolicy_weights(2),
- * /proc/PID/numa_maps and move_pages(2) for the pages of its mappings
- * under weighted interleave, perf_event_open on its threads.
+ * A running process (task.c): pidfd, /proc/PID/numa_maps and
+ * move_pages(2) for the pages of its mappings under weighted interleave
+ * (and interleave, for bwapd's own migration), perf_event_open on its
+ * threads; its own weights until bwapd_target_process_place says else.
  * Counters that cannot be opened are left out of 'have' (why says why).
  */
 int bwapd_target_process(struct bwapd_target *t, pid_t pid, int nr_nodes,
 			 const struct bwapd_topology *topo);
 /*
- * Tune process target t through the global weights (BWAPD_WEIGHTS_DIR)
- * instead of its own: for kernels without per-process weights, on a
- * machine dedicated to that one process, since every process under
- * weighted interleave without weights of its own follows them.
+ * How process target t's pages get their weights: a placement of
+ * placement.h (BWAPD_PLACE_WEIGHTS when opened), DAMON's record in
+ * damon_dir, moving at most pages_per_s pages a second (0: no limit)
+ * where the placement paces itself.
  */
-void bwapd_target_process_global(struct bwapd_target *t);
-/*
- * Tune process target t through DAMON's weighted migration (damon.h),
- * its record in dir, moving at most pages_per_s pages a second (0: no
- * limit): for kernels without set_mempolicy_weights(2).
- */
-void bwapd_target_process_damon(struct bwapd_target *t, const char *dir,
-				double pages_per_s);
-enum { BWAPD_PLACE_WEIGHTS, BWAPD_PLACE_DAMON };
-/*
- * How this kernel gives one process weights of its own: its own weights
- * (or a seccomp filter in their way, which they then report), or DAMON
- * (its record in dir); -errno with why, offering --global, if neither.
- */
-int bwapd_placement_here(const char *dir, char *why, size_t len);
-/* The same from what can be read without changing anything (bwapd show). */
-int bwapd_placement_look(char *why, size_t len);
+void bwapd_target_process_place(struct bwapd_target *t, int kind,
+				const char *damon_dir, double pages_per_s);
 /*
  * A workload of the NUMA bandwidth model on a machine preset: counters
  * from the model, placement from the weights.  With 'real' (a process

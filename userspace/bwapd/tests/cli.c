@@ -930,6 +930,39 @@ TEST_F(cli, bad_tuner_parameters)
 }
 
 /*
+ * --placement: the ways it names, and the ones that contradict --global
+ * or would make the daemon's processes share the global weights.
+ */
+TEST_F(cli, placement_option)
+{
+	char rules[256];
+	struct run r;
+
+	ASSERT_EQ(0, bwapd(&r, -1, "tune --pid 1 --placement bogus"));
+	EXPECT_EQ(2, r.status);
+	EXPECT_NE(NULL, strstr(r.out, "--placement: bad value 'bogus': want weights, "
+			       "damon, migrate, global or auto")) TH_LOG("%s", r.out);
+	ASSERT_EQ(0, bwapd(&r, -1, "tune --pid 1 --global --placement migrate"));
+	EXPECT_EQ(2, r.status);
+	EXPECT_NE(NULL, strstr(r.out, "--global is --placement global: it does not "
+			       "go with --placement migrate")) TH_LOG("%s", r.out);
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s tune --workload mixed --placement global",
+			   self->b));
+	EXPECT_EQ(2, r.status);
+	EXPECT_NE(NULL, strstr(r.out, "--global tunes a process: it needs --pid"))
+		TH_LOG("%s", r.out);
+	ASSERT_EQ(0, bwapd(&r, -1, "daemon --placement global"));
+	EXPECT_EQ(2, r.status);
+	EXPECT_NE(NULL, strstr(r.out, "fight over one set of global weights"));
+	snprintf(rules, sizeof(rules), "%s/rules", self->dir);
+	ASSERT_EQ(0, put(self->dir, "rules", "app --placement global\n"));
+	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir '' daemon --rules %s", rules));
+	EXPECT_EQ(2, r.status);
+	EXPECT_NE(NULL, strstr(r.out, "rules:1: --placement global: the daemon's "
+			       "processes would fight")) TH_LOG("%s", r.out);
+}
+
+/*
  * tune --json is JSON Lines: a start event, a line per step, the end of
  * each tuning, and a summary last, even with the co-scheduled job.
  */
