@@ -12,7 +12,7 @@
 #include "opts.h"
 #include "wfile.h"
 
-/* ---- shared by the commands (bwapd.c) ---------------------------------- */
+/* ---- shared by the commands (cmd_common.c) ----------------------------- */
 
 /* Log "what: why" (or the errno of ret); returns 1, the exit status. */
 int cmd_error(const char *what, int ret, const char *why);
