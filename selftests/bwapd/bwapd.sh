@@ -142,12 +142,12 @@ WL=$M/workloads/mixed.json
 # the DWP and the weights of the last line of a --json tuning log
 last_dwp() { grep '"step"' | tail -1 | sed 's/.*"dwp": \([0-9.]*\).*/\1/'; }
 last_weights() { grep '"step"' | tail -1 | sed 's/.*"weights": \[\([0-9, ]*\)\].*/\1/' | tr -d ','; }
-# hold MIB: a process with MIB of memory under weighted interleave, once
-# it says it is ready (a wait for a state: as long as a loaded machine
-# takes, 300 s times the machine's speed factor at most)
+# hold [--grow G] MIB: a process with MIB of memory under weighted
+# interleave, once it says it is ready (a wait for a state: as long as a
+# loaded machine takes, 300 s times the machine's speed factor at most)
 hold() {
 	: >/tmp/hold.out	# not the last one's "ready"
-	numactl --cpunodebind=0 --weighted-interleave=0-3 $HOLD "$1" >/tmp/hold.out 2>&1 &
+	numactl --cpunodebind=0 --weighted-interleave=0-3 $HOLD "$@" >/tmp/hold.out 2>&1 &
 	hp=$!
 	i=0
 	hold_limit=$(awk -v f="${WI_SPEED_FACTOR:-1}" 'BEGIN { if (!(f >= 1)) f = 1; printf "%d", 3000 * f }')
@@ -156,7 +156,7 @@ hold() {
 		i=$((i + 1))
 	done
 	grep -q ready /tmp/hold.out 2>/dev/null ||
-		echo "# hold $1: process $hp not ready after $((hold_limit / 10)) s: $(cat /tmp/hold.out)"
+		echo "# hold $*: process $hp not ready after $((hold_limit / 10)) s: $(cat /tmp/hold.out)"
 }
 # await_tuned FILE PID: until bwapd's output FILE says a tuning ended, or
 # process PID is gone (300 s at most)
@@ -168,31 +168,48 @@ await_tuned() {
 		i=$((i + 1))
 	done
 }
-# pages_follow LABEL W0 W1 W2 W3: the weighted pages of process $hp lie
-# on the nodes in these weights' shares: within 1 %, or, where $follow
-# is damon or migrate, within what their layout leaves (runs of the
-# weights' sum along the mapping: half the sum in pages, and 0.1 %) if
-# that is more
+# pages_follow LABEL W0 W1 W2 W3: the weighted anonymous pages of
+# process $hp, in all its mappings, lie on the nodes in these weights' shares: within
+# 1 %, or, where $follow is damon or migrate, within what their layout
+# leaves (runs of the weights' sum along each mapping: half the sum in
+# pages, or the mapping's pages where it has fewer, and 0.1 %) if that
+# is more
 pages_follow() {
 	label=$1
 	shift
 	set -- "$@" 0 0 0 0
-	line=$(grep 'anon=' /proc/$hp/numa_maps | grep weighted | sort -t= -k2 -n | tail -1)
-	echo "# $line"
+	# anonymous memory, as the placements steer it: not files, not the stack
+	lines=$(grep 'anon=' /proc/$hp/numa_maps | grep weighted | grep -v ' file=\| stack')
+	echo "$lines" | sort -t= -k2 -n | tail -1 | sed 's/^/# /'
 	wsum=$(($1 + $2 + $3 + $4))
 	[ "$wsum" -gt 0 ] || wsum=1
 	damon=0
 	case ${follow:-} in damon | migrate) damon=1 ;; esac
 	for i in 0 1 2 3; do
 		eval "w=\$$((i + 1))"
-		p=$(echo "$line" | tr ' ' '\n' | sed -n "s/^N$i=//p")
-		tot=$(echo "$line" | tr ' ' '\n' | sed -n 's/^N[0-9]=//p' | awk '{ s += $1 } END { print s }')
 		# the counts in a comment: the case's name is the same on every kernel
-		echo "# node$i: $p of $tot pages, weight $w of $wsum"
-		if awk -v p="${p:-0}" -v t="$tot" -v w="$w" -v s="$wsum" -v damon="$damon" \
-			'BEGIN { d = p / t - w / s; tol = 0.01
-				if (damon && t > 0 && s / 2 / t + 0.001 > tol) tol = s / 2 / t + 0.001
-				exit !(t > 0 && d <= tol && d >= -tol) }'; then
+		if echo "$lines" | awk -v i="$i" -v w="$w" -v s="$wsum" -v damon="$damon" '
+			{
+				t = 0; p = 0
+				for (f = 1; f <= NF; f++) {
+					if ($f !~ /^N[0-9]+=/)
+						continue
+					split(substr($f, 2), a, "=")
+					t += a[2]
+					if (a[1] + 0 == i)
+						p = a[2]
+				}
+				T += t; P += p; slack += t < s / 2 ? t : s / 2; lines++
+			}
+			END {
+				printf "# node%d: %d of %d pages in %d mappings, weight %d of %d\n", i, P, T, lines, w, s
+				if (!(T > 0))
+					exit 1
+				d = P / T - w / s; tol = 0.01
+				if (damon && slack / T + 0.001 > tol)
+					tol = slack / T + 0.001
+				exit !(d <= tol && d >= -tol)
+			}'; then
 			ok "$label: node$i holds its final weight's share"
 		else
 			not_ok "$label: node$i holds its final weight's share"
@@ -520,7 +537,7 @@ else
 	bwapd --file $F --model "$MODEL" --run-dir $RD daemon --rules /tmp/bwapd-rules --scan 0.5 \
 		>/tmp/bwapd-daemon.out 2>&1 &
 	dp=$!
-	hold 32
+	hold --grow 16 32
 	i=0
 	while ! bwapd --run-dir $RD status | grep -q "^$hp .* watching " && [ $i -lt 120 ]; do
 		sleep 0.5
@@ -530,9 +547,27 @@ else
 	check "tuner: daemon: the process is tuned and watched" 1 "$(bwapd --run-dir $RD status | grep -c "^$hp .*wi_hold .* watching ")"
 	check "tuner: daemon: status says how it is placed" 1 \
 		"$(bwapd --run-dir $RD status | grep -c "^$hp .* watching .* $placement *$")"
-	# shellcheck disable=SC2046 # four numbers
-	pages_follow "tuner: daemon" $(bwapd --run-dir $RD status |
-		awk -v p="$hp" '$1 == p { print $10 }' | tr ',' ' ')
+	dw=$(bwapd --run-dir $RD status | awk -v p="$hp" '$1 == p { print $10 }' | tr ',' ' ')
+	# shellcheck disable=SC2086 # four numbers
+	pages_follow "tuner: daemon" $dw
+	# pages the process faults after the tuning: its own weights place
+	# them, or bwapd's next pass (DAMON's) while it watches (a wait for
+	# that state, 300 s at most)
+	kill -USR2 $hp
+	i=0
+	while ! grep -q grown /tmp/hold.out && [ $i -lt 3000 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	check "tuner: daemon: the process faulted 16 MiB more" 1 "$(grep -c grown /tmp/hold.out)"
+	i=0
+	# shellcheck disable=SC2086 # four numbers
+	while pages_follow wait $dw | grep -q '^not ok' && [ $i -lt 600 ]; do
+		sleep 0.5
+		i=$((i + 1))
+	done
+	# shellcheck disable=SC2086 # four numbers
+	pages_follow "tuner: daemon: pages faulted after the tuning" $dw
 	kill $dp
 	wait $dp
 	check "tuner: daemon: stops on SIGTERM" 0 $?
