@@ -946,8 +946,8 @@ TEST_F(cli, placement_option)
 	EXPECT_EQ(2, r.status);
 	EXPECT_NE(NULL, strstr(r.out, "--global is --placement global: it does not "
 			       "go with --placement migrate")) TH_LOG("%s", r.out);
-	ASSERT_EQ(0, bwapd(&r, -1, "--model %s tune --workload mixed --placement global",
-			   self->b));
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s tune --workload %s/workloads/mixed.json "
+			   "--placement global", self->b, BWM_DATADIR));
 	EXPECT_EQ(2, r.status);
 	EXPECT_NE(NULL, strstr(r.out, "--global tunes a process: it needs --pid"))
 		TH_LOG("%s", r.out);
