@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The tuner against the model.  Handed the simulated machine itself as
- * its model (a reference for the predictor's mechanics: the fit and the
- * search, not what a real machine gets), on every machine preset (those
- * its parameters were chosen on and four held out), worker set and
- * workload class, with 1 % noise on every counter read and two seeds,
- * its final weights reach 0.98 of the exhaustive weight-vector optimum
- * in every run and 0.995 in the median.  Without a model, the DWP search
+ * The tuner against the model.  Predicting with the model bwapd profile
+ * measures of the machine (the simulated machine answers the profile's
+ * benchmark with the counters' noise: what a real machine gets, never
+ * the machine itself), on every machine preset its parameters were
+ * chosen on and the four held out, every worker set and workload class,
+ * with 1 % noise on every counter read and two seeds, its final weights
+ * reach 0.98 of the exhaustive weight-vector optimum in every run and
+ * 0.995 in the median.  On the machines no version of it was developed
+ * on ("unseen") the median is held to 0.995 too; their worst case is
+ * printed, not held (Documentation/benchmarks.md).  Without a model, the DWP search
  * ends within 2 % of the best DWP and 5 % of the optimum in at most 10
  * steps, and the paper's forward-only search runs beside it.  With a
  * wrong model - the machine off in every figure and in its structure,
@@ -50,20 +53,42 @@ static void each_case(struct __test_metadata *_metadata,
 }
 
 struct tally {
-	int nr, steps, held_out;
+	int nr, steps, group;
 	double v[MAX_RUNS];
 };
 
-/* The predicting tuner on one case, SEEDS times. */
+/* The model bwapd profile measures of mach, once a machine. */
+static const struct bwm_machine *profiled(struct __test_metadata *_metadata,
+					  const char *mach)
+{
+	static struct bwm_machine prof;
+	static char of[64];
+	char why[256];
+
+	if (strcmp(of, mach)) {
+		of[0] = 0;
+		if (tev_profile_model(mach, 1, 0.01, &prof, why, sizeof(why))) {
+			TH_LOG("%s: %s", mach, why);
+			return NULL;
+		}
+		snprintf(of, sizeof(of), "%s", mach);
+	}
+	return &prof;
+}
+
+/* The tuner predicting with mach's measured profile on one case, SEEDS times. */
 static void predict_case(struct __test_metadata *_metadata, void *arg,
 			 const char *mach, const char *work, uint32_t workers)
 {
+	static const char *const group[3] = { "tuned on", "held out", "unseen" };
 	struct tally *ty = arg;
 	struct bwm_machine m;
 	struct bwm_workload wl;
+	const struct bwm_machine *view = profiled(_metadata, mach);
 	double canon[BWM_MAX_NODES], opt, worst = 2;
 	int s, steps = 0;
 
+	ASSERT_NE(NULL, view);
 	ASSERT_EQ(0, bwm_test_load(mach, work, workers, &m, &wl));
 	ASSERT_EQ(0, tev_canonical(&m, workers, canon));
 	opt = tev_optimum(&m, &wl);
@@ -72,12 +97,13 @@ static void predict_case(struct __test_metadata *_metadata, void *arg,
 		struct tev_run r;
 		char why[256];
 
-		ASSERT_EQ(0, tev_tune(&m, NULL, &wl, canon, opt, TEV_PREDICT,
+		ASSERT_EQ(0, tev_tune(&m, view, &wl, canon, opt, TEV_PREDICT,
 				      11 + s, 0.01, &r, why, sizeof(why)))
 			TH_LOG("%s", why);
-		EXPECT_GE(r.of_opt, 0.98)
-			TH_LOG("%s %s workers %x seed %d: %.4f of the optimum",
-			       mach, work, workers, s, r.of_opt);
+		if (ty->group < 2)
+			EXPECT_GE(r.of_opt, 0.98)
+				TH_LOG("%s %s workers %x seed %d: %.4f of the optimum",
+				       mach, work, workers, s, r.of_opt);
 		worst = fmin(worst, r.of_opt);
 		steps = r.steps > steps ? r.steps : steps;
 		if (ty->nr < MAX_RUNS)
@@ -85,28 +111,33 @@ static void predict_case(struct __test_metadata *_metadata, void *arg,
 		ty->steps = r.steps > ty->steps ? r.steps : ty->steps;
 	}
 	fprintf(stderr, "# %-8s %-15s %-16s %-4x | %8.2f | %6.4f %5d\n",
-		ty->held_out ? "held out" : "tuned on", mach, work, workers,
-		opt, worst, steps);
+		group[ty->group], mach, work, workers, opt, worst, steps);
 }
 
 TEST(predicting_tuner_reaches_the_optimum)
 {
+	static const char *const *const mach[3] = {
+		tev_tuned, tev_held_out, tev_unseen,
+	};
+	static const int nm[3] = {
+		TEV_NR(tev_tuned), TEV_NR(tev_held_out), TEV_NR(tev_unseen),
+	};
+	static const char *const group[3] = { "tuned on", "held out", "unseen" };
 	double worst, median, mean;
-	struct tally ty[2];
+	static struct tally ty[3];
 	int h;
 
 	memset(ty, 0, sizeof(ty));
 	fprintf(stderr, "# %-8s %-15s %-16s %-4s | %8s | %6s %5s\n", "presets",
 		"machine", "workload", "set", "optimum", "worst", "steps");
-	ty[1].held_out = 1;
-	each_case(_metadata, tev_tuned, TEV_NR(tev_tuned), predict_case, &ty[0]);
-	each_case(_metadata, tev_held_out, TEV_NR(tev_held_out), predict_case,
-		  &ty[1]);
-	for (h = 0; h < 2; h++) {
+	for (h = 0; h < 3; h++) {
+		ty[h].group = h;
+		each_case(_metadata, mach[h], nm[h], predict_case, &ty[h]);
+	}
+	for (h = 0; h < 3; h++) {
 		tev_stats(ty[h].v, ty[h].nr, &worst, &median, &mean);
 		fprintf(stderr, "# %s: %d runs, worst %.4f, median %.4f of the optimum, at most %d steps\n",
-			h ? "held out" : "tuned on", ty[h].nr, worst, median,
-			ty[h].steps);
+			group[h], ty[h].nr, worst, median, ty[h].steps);
 		EXPECT_GE(median, 0.995);
 		EXPECT_LT(30, ty[h].nr);
 	}
@@ -197,18 +228,13 @@ static void wrong_case(struct __test_metadata *_metadata, void *arg,
 			tev_wrong_structure(&m, 0.30, 2000 + wr->nr, &view);
 		} else {
 			/* measured once a machine, as an operator profiles */
-			static struct bwm_machine prof;
-			static char of[64];
+			const struct bwm_machine *prof;
 
 			if (!other)
 				continue;
-			if (strcmp(of, other)) {
-				ASSERT_EQ(0, tev_profile_model(other, 1, 0.01, &prof,
-							       why, sizeof(why)))
-					TH_LOG("%s", why);
-				snprintf(of, sizeof(of), "%s", other);
-			}
-			view = prof;
+			prof = profiled(_metadata, other);
+			ASSERT_NE(NULL, prof);
+			view = *prof;
 		}
 		ASSERT_EQ(0, tev_tune(&m, &view, &wl, canon, 1, TEV_PREDICT, 11,
 				      0.01, &r, why, sizeof(why))) TH_LOG("%s", why);
