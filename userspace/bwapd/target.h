@@ -118,6 +118,14 @@ int bwapd_target_model_group(struct bwapd_target *t, int nr,
 			     const struct bwm_machine *m,
 			     const struct bwm_workload *wl, uint64_t seed,
 			     double noise, struct bwapd_target *real);
+/*
+ * An application of the model beyond its workload (bwm_app: phases,
+ * unequal threads, prefetches, write-backs, stalls that are not memory
+ * stalls), its counters as a real program's would be.
+ */
+int bwapd_target_model_app(struct bwapd_target *t, const struct bwm_machine *m,
+			   const struct bwm_app *app, uint64_t seed,
+			   double noise);
 /* A model target's application changes phase: another workload, same workers. */
 int bwapd_target_model_workload(struct bwapd_target *t,
 				const struct bwm_workload *wl);

@@ -13,6 +13,15 @@
  * traffic into reads and writes (as uncore counters do for a machine
  * that runs one application).  All are as noisy as the other counters.
  *
+ * An application (bwm_app, bwapd_target_model_app) has more than its
+ * workload: two phases that take turns, threads that are not equal,
+ * prefetches that no demand miss counts, write-backs that no miss counts
+ * either, and stalls that are not memory stalls.  Its counters are what
+ * a real program's would be: the misses count the demand reads only,
+ * the controllers all of the traffic, the stall counter every stalled
+ * cycle, the instructions its progress.  Nothing of it is in the family
+ * of workloads the tuner fits (bestshot.c).
+ *
  * Several workloads can share the machine (co-scheduled jobs on disjoint
  * nodes, bwm_predict_corun): each is a target of its own, and time runs
  * for all of them whenever one of them waits.
@@ -45,6 +54,11 @@ struct world {
 	uint64_t insns[BWM_MAX_CORUN], accesses[BWM_MAX_CORUN];
 	uint64_t reads[BWM_MAX_CORUN], writes[BWM_MAX_CORUN];
 	struct bwapd_target *real;	/* one workload in front of a process */
+	/* one application beyond its workload; wl[0] is its phase 0 */
+	int has_app, phase;
+	struct bwm_app app;
+	struct bwm_prediction app_pred[BWM_APP_PHASES];
+	double left;			/* instructions left in the phase */
 	double noise;
 	struct bwm_rng rng;
 };
@@ -70,6 +84,14 @@ static int update(struct world *w)
 		bwm_placement_interleave(&pl[i], w->m.nr_nodes, w->frac[i]);
 		wl[i] = &w->wl[i];
 		pp[i] = &pl[i];
+	}
+	if (w->has_app) {
+		int p, ret = 0;
+
+		for (p = 0; p < w->app.nr_phases && !ret; p++)
+			ret = bwm_predict(&w->m, &w->app.phase[p], &pl[0],
+					  &w->app_pred[p]);
+		return ret;
 	}
 	return bwm_predict_corun(&w->m, w->nr, wl, pp, w->pred);
 }
@@ -120,6 +142,48 @@ static uint64_t noisy(struct world *w, double v)
 	return (uint64_t)(v * bwm_noise_factor(&w->rng, w->noise) + 0.5);
 }
 
+/* seconds of the application's phase p: its counters go up */
+static void app_run(struct world *w, int p, double seconds)
+{
+	const struct bwm_workload *wl = &w->app.phase[p];
+	const struct bwm_prediction *pr = &w->app_pred[p];
+	double bytes = pr->throughput_gbps * 1e9 * seconds;
+	/* cycles a thread did not wait for memory */
+	double unwaited = bytes * w->m.cpu_ghz / bwm_thread_demand(&w->m, wl);
+	double os = w->app.other_stalls;
+
+	w->stalls[0] += noisy(w, pr->stall_rate * seconds + os * unwaited);
+	w->cycles[0] += (uint64_t)(bwm_workload_nr_threads(wl) *
+				   w->m.cpu_ghz * 1e9 * seconds + 0.5);
+	w->insns[0] += noisy(w, (1 - os) * unwaited);
+	/* demand misses: reads and stores' reads, less what prefetches brought */
+	w->accesses[0] += noisy(w, bytes * wl->read * (1 - w->app.prefetch) /
+				   BWM_LINE_BYTES);
+	w->reads[0] += noisy(w, bytes * wl->read);
+	w->writes[0] += noisy(w, bytes * (1 - wl->read));
+}
+
+/* The application runs through its phases for 'seconds'. */
+static void app_advance(struct world *w, double seconds)
+{
+	while (seconds > 0) {
+		int p = w->phase;
+		double ips = bwm_app_phase_ips(&w->m, &w->app, p,
+					       w->app_pred[p].throughput_gbps);
+		double t = ips > 0 ? w->left / ips : seconds;
+
+		if (t > seconds) {
+			app_run(w, p, seconds);
+			w->left -= ips * seconds;
+			return;
+		}
+		app_run(w, p, t);
+		seconds -= t;
+		w->phase = (p + 1) % w->app.nr_phases;
+		w->left = w->app.insns[w->phase];
+	}
+}
+
 /* Time passes for every workload: the counters go up. */
 static int run(struct world *w, double seconds)
 {
@@ -127,6 +191,11 @@ static int run(struct world *w, double seconds)
 
 	if (!(seconds >= 0))
 		return -EINVAL;
+	if (w->has_app) {
+		app_advance(w, seconds);
+		w->now += seconds;
+		return 0;
+	}
 	for (i = 0; i < w->nr; i++) {
 		const struct bwm_workload *wl = &w->wl[i];
 		double bytes = w->pred[i].throughput_gbps * 1e9 * seconds;
@@ -258,16 +327,18 @@ static const struct bwapd_target_ops model_target_ops = {
 	.wait = m_wait,
 };
 
-int bwapd_target_model_group(struct bwapd_target *t, int nr,
-			     const struct bwm_machine *m,
-			     const struct bwm_workload *wl, uint64_t seed,
-			     double noise, struct bwapd_target *real)
+static int model_open(struct bwapd_target *t, int nr,
+		      const struct bwm_machine *m,
+		      const struct bwm_workload *wl, const struct bwm_app *app,
+		      uint64_t seed, double noise, struct bwapd_target *real)
 {
 	struct mtarget *p[BWM_MAX_CORUN] = { NULL };
 	struct world *w;
 	int i, j, ret;
 
-	if (nr < 1 || nr > BWM_MAX_CORUN || (real && nr != 1))
+	if (nr < 1 || nr > BWM_MAX_CORUN || (real && nr != 1) ||
+	    (app && (nr != 1 || real || app->nr_phases < 1 ||
+		     app->nr_phases > BWM_APP_PHASES)))
 		return -EINVAL;
 	w = calloc(1, sizeof(*w));
 	if (!w)
@@ -278,6 +349,15 @@ int bwapd_target_model_group(struct bwapd_target *t, int nr,
 	w->noise = noise;
 	bwm_rng_seed(&w->rng, seed);
 	ret = 0;
+	if (app) {
+		w->has_app = 1;
+		w->app = *app;
+		w->left = app->insns[0];
+		for (i = 1; i < app->nr_phases && !ret; i++)
+			ret = app->phase[i].workers == wl->workers ?
+			      bwm_workload_check(m, &app->phase[i], NULL) :
+			      -EINVAL;
+	}
 	for (i = 0; i < nr && !ret; i++) {
 		w->wl[i] = wl[i];
 		ret = bwm_workload_check(m, &wl[i], NULL);
@@ -314,6 +394,21 @@ int bwapd_target_model_group(struct bwapd_target *t, int nr,
 	return 0;
 }
 
+int bwapd_target_model_group(struct bwapd_target *t, int nr,
+			     const struct bwm_machine *m,
+			     const struct bwm_workload *wl, uint64_t seed,
+			     double noise, struct bwapd_target *real)
+{
+	return model_open(t, nr, m, wl, NULL, seed, noise, real);
+}
+
+int bwapd_target_model_app(struct bwapd_target *t, const struct bwm_machine *m,
+			   const struct bwm_app *app, uint64_t seed,
+			   double noise)
+{
+	return model_open(t, 1, m, &app->phase[0], app, seed, noise, NULL);
+}
+
 int bwapd_target_model(struct bwapd_target *t, const struct bwm_machine *m,
 		       const struct bwm_workload *wl, uint64_t seed,
 		       double noise, struct bwapd_target *real)
@@ -328,7 +423,7 @@ int bwapd_target_model_workload(struct bwapd_target *t,
 	int i = mt(t)->i, ret;
 	struct bwm_workload old = w->wl[i];
 
-	if (wl->workers != old.workers)
+	if (wl->workers != old.workers || w->has_app)
 		return -EINVAL;
 	w->wl[i] = *wl;
 	ret = update(w);

@@ -269,6 +269,62 @@ double bwm_predict_throughput(const struct bwm_machine *m,
 			      const struct bwm_workload *wl,
 			      const struct bwm_placement *pl);
 
+/* ---- an application beyond the workload ------------------------------ */
+
+/*
+ * What a real program's counters carry that a workload's do not
+ * (model.md, "Applications"): phases that take turns, threads that are
+ * not equal (fewer on every worker node but the first), traffic no
+ * demand miss counts (prefetches; write-backs, which no last-level miss
+ * counts either), and stalls that are not memory stalls.  Its progress
+ * is instructions: a phase's cycles not spent waiting for memory are
+ * its traffic over a thread's demand, and other_stalls of them retire
+ * nothing.  The phases share worker nodes and threads.
+ */
+#define BWM_APP_PHASES		2
+struct bwm_app {
+	int nr_phases;
+	struct bwm_workload phase[BWM_APP_PHASES];
+	double insns[BWM_APP_PHASES];	/* of each phase in one round */
+	double prefetch;		/* share of reads no demand miss counts */
+	double other_stalls;		/* share of unwaited cycles stalled anyway */
+};
+
+/* The ranges bwm_app_draw draws from (uniformly; the round's length log-uniformly). */
+#define BWM_APP_PREFETCH_MIN	0.0
+#define BWM_APP_PREFETCH_MAX	0.4
+#define BWM_APP_OTHER_MIN	0.05
+#define BWM_APP_OTHER_MAX	0.35
+#define BWM_APP_THREADS_MIN	0.4	/* of a worker's threads, but the first's */
+#define BWM_APP_PHASE_MIN	0.15	/* the second phase's share of a round */
+#define BWM_APP_PHASE_MAX	0.5
+#define BWM_APP_ROUND_MIN_S	0.05	/* a round under uniform interleave */
+#define BWM_APP_ROUND_MAX_S	2.0
+
+/*
+ * An application drawn for 'seed': phases wl then other (bound to the
+ * same workers), the rest from the ranges above.
+ */
+int bwm_app_draw(const struct bwm_machine *m, const struct bwm_workload *wl,
+		 const struct bwm_workload *other, uint64_t seed,
+		 struct bwm_app *app);
+/* Instructions per second of phase p while it moves gbps. */
+double bwm_app_phase_ips(const struct bwm_machine *m,
+			 const struct bwm_app *app, int p, double gbps);
+/*
+ * Instructions per second of the whole program (its rounds), the pages
+ * spread by frac[]; negative errno.
+ */
+double bwm_app_rate(const struct bwm_machine *m, const struct bwm_app *app,
+		    const double *frac);
+/*
+ * The best rate of any placement: the grid of bwm_search_by in steps of
+ * 1/steps, then hill climbing from it and from uniform interleave down
+ * to 0.1 %.  frac (may be NULL) gets the placement.
+ */
+double bwm_app_optimum(const struct bwm_machine *m, const struct bwm_app *app,
+		       int steps, double *frac);
+
 /* ---- random numbers (caller-owned state) ----------------------------- */
 
 struct bwm_rng {
@@ -698,5 +754,16 @@ long bwm_search(const struct bwm_machine *m, const struct bwm_workload *wl,
  */
 long bwm_refine(const struct bwm_machine *m, const struct bwm_workload *wl,
 		double step, double min_step, double *frac, double *gbps);
+
+/*
+ * The same two searches for any objective: f(arg, frac) of the pages
+ * spread by frac[] over nr_nodes nodes, larger is better, negative an
+ * error (bwm_app_rate, for instance).
+ */
+typedef double (*bwm_objective)(void *arg, const double *frac);
+long bwm_search_by(int nr_nodes, bwm_objective f, void *arg, int steps,
+		   double *best, double *best_v);
+long bwm_refine_by(int nr_nodes, bwm_objective f, void *arg, double step,
+		   double min_step, double *frac, double *v);
 
 #endif /* BWMODEL_H */

@@ -135,42 +135,69 @@ int bwm_flat_dwp(const struct bwm_machine *m, const struct bwm_workload *wl,
 	return f->points;
 }
 
-struct search {
+/* The predicted throughput of wl, its pages spread by the fractions. */
+struct tput {
 	const struct bwm_machine *m;
 	const struct bwm_workload *wl;
 	struct bwm_placement pl;
+	int wnode[BWM_MAX_NODES], nw;
+};
+
+static double tput_of(void *arg, const double *frac)
+{
+	struct tput *t = arg;
+	int j;
+
+	memcpy(t->pl.shared, frac, sizeof(double) * t->m->nr_nodes);
+	for (j = 0; j < t->nw; j++)
+		memcpy(t->pl.priv[t->wnode[j]], t->pl.shared,
+		       sizeof(t->pl.shared));
+	return bwm_predict_throughput(t->m, t->wl, &t->pl);
+}
+
+static int tput_init(struct tput *t, const struct bwm_machine *m,
+		     const struct bwm_workload *wl)
+{
+	int j, ret = bwm_workload_check(m, wl, NULL);
+
+	if (ret)
+		return ret;
+	memset(t, 0, sizeof(*t));
+	t->m = m;
+	t->wl = wl;
+	for (j = 0; j < m->nr_nodes; j++)
+		if (wl->workers & (1u << j))
+			t->wnode[t->nw++] = j;
+	return 0;
+}
+
+struct search {
+	bwm_objective f;
+	void *arg;
 	int n, steps;
 	int units[BWM_MAX_NODES];
-	int wnode[BWM_MAX_NODES], nw;
 	long tried;
-	double best_gbps;
+	double best_v;
 	double best[BWM_MAX_NODES];
 };
 
 static double eval_fractions(struct search *s, const double *frac)
 {
-	int j;
-
-	memcpy(s->pl.shared, frac, sizeof(double) * s->n);
-	for (j = 0; j < s->nw; j++)
-		memcpy(s->pl.priv[s->wnode[j]], s->pl.shared,
-		       sizeof(s->pl.shared));
 	s->tried++;
-	return bwm_predict_throughput(s->m, s->wl, &s->pl);
+	return s->f(s->arg, frac);
 }
 
 static void search_eval(struct search *s)
 {
-	double frac[BWM_MAX_NODES], g;
+	double frac[BWM_MAX_NODES], v;
 	int j;
 
 	for (j = 0; j < s->n; j++)
 		frac[j] = (double)s->units[j] / s->steps;
-	g = eval_fractions(s, frac);
-	if (g > s->best_gbps) {
-		s->best_gbps = g;
-		for (j = 0; j < s->n; j++)
-			s->best[j] = s->pl.shared[j];
+	v = eval_fractions(s, frac);
+	if (v > s->best_v) {
+		s->best_v = v;
+		memcpy(s->best, frac, sizeof(double) * s->n);
 	}
 }
 
@@ -189,40 +216,45 @@ static void search_rec(struct search *s, int node, int left)
 	}
 }
 
-static int search_init(struct search *s, const struct bwm_machine *m,
-		       const struct bwm_workload *wl)
+static int search_init(struct search *s, int nr_nodes, bwm_objective f,
+		       void *arg)
 {
-	int j, ret = bwm_workload_check(m, wl, NULL);
-
-	if (ret)
-		return ret;
+	if (nr_nodes < 1 || nr_nodes > BWM_MAX_NODES || !f)
+		return -EINVAL;
 	memset(s, 0, sizeof(*s));
-	s->m = m;
-	s->wl = wl;
-	s->n = m->nr_nodes;
-	s->best_gbps = -1;
-	for (j = 0; j < s->n; j++)
-		if (wl->workers & (1u << j))
-			s->wnode[s->nw++] = j;
+	s->f = f;
+	s->arg = arg;
+	s->n = nr_nodes;
+	s->best_v = -1;
 	return 0;
 }
 
-long bwm_search(const struct bwm_machine *m, const struct bwm_workload *wl,
-		int steps, double *best, double *best_gbps)
+long bwm_search_by(int nr_nodes, bwm_objective f, void *arg, int steps,
+		   double *best, double *best_v)
 {
 	struct search s;
 	int ret;
 
 	if (steps < 1 || steps > BWM_MAX_STEPS)
 		return -EINVAL;
-	ret = search_init(&s, m, wl);
+	ret = search_init(&s, nr_nodes, f, arg);
 	if (ret)
 		return ret;
 	s.steps = steps;
 	search_rec(&s, 0, steps);
 	memcpy(best, s.best, sizeof(double) * s.n);
-	*best_gbps = s.best_gbps;
+	*best_v = s.best_v;
 	return s.tried;
+}
+
+long bwm_search(const struct bwm_machine *m, const struct bwm_workload *wl,
+		int steps, double *best, double *best_gbps)
+{
+	struct tput t;
+	int ret = tput_init(&t, m, wl);
+
+	return ret ? ret : bwm_search_by(m->nr_nodes, tput_of, &t, steps, best,
+					 best_gbps);
 }
 
 /*
@@ -269,8 +301,8 @@ static bool try_move(struct search *s, double *frac, int i, int j,
 	return false;
 }
 
-long bwm_refine(const struct bwm_machine *m, const struct bwm_workload *wl,
-		double step, double min_step, double *frac, double *gbps)
+long bwm_refine_by(int nr_nodes, bwm_objective f, void *arg, double step,
+		   double min_step, double *frac, double *v)
 {
 	struct search s;
 	double cur;
@@ -278,7 +310,7 @@ long bwm_refine(const struct bwm_machine *m, const struct bwm_workload *wl,
 
 	if (!(step > 0) || !(min_step > 0))
 		return -EINVAL;
-	ret = search_init(&s, m, wl);
+	ret = search_init(&s, nr_nodes, f, arg);
 	if (ret)
 		return ret;
 	cur = eval_fractions(&s, frac);
@@ -296,8 +328,18 @@ long bwm_refine(const struct bwm_machine *m, const struct bwm_workload *wl,
 							     step, &cur);
 		}
 	}
-	*gbps = cur;
+	*v = cur;
 	return s.tried;
+}
+
+long bwm_refine(const struct bwm_machine *m, const struct bwm_workload *wl,
+		double step, double min_step, double *frac, double *gbps)
+{
+	struct tput t;
+	int ret = tput_init(&t, m, wl);
+
+	return ret ? ret : bwm_refine_by(m->nr_nodes, tput_of, &t, step,
+					 min_step, frac, gbps);
 }
 
 static int result_weights(const struct bwm_machine *m,

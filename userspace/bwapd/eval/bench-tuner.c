@@ -18,13 +18,18 @@
  * beside the DWP search (no model) and the paper's forward-only search.
  * By default the weights may leave nodes out (DAMON's destinations, the
  * model's); --keep-nodes tunes weights that keep every node (the
- * kernel's per-process weights).  Per case the worst fraction of the
+ * kernel's per-process weights).  With --app each seed tunes an
+ * application beyond the workload (bwm_app_draw: the workload and the
+ * next one as two phases, unequal threads, prefetches, write-backs,
+ * stalls that are not memory stalls), judged by its instruction rate;
+ * the optimum column is then the seeds' mean, in 1e9 instructions a
+ * second.  Per case the worst fraction of the
  * optimum and the most steps; then worst, median and mean over all
  * runs, for the presets the tuner was tuned on, those held out, and
  * those no version of it has seen.
  *
  *   bench-tuner [--seeds N] [--noise X] [--off X] [--only MACHINE]
- *               [--keep-nodes]
+ *               [--keep-nodes] [--app]
  */
 #include <getopt.h>
 
@@ -54,7 +59,7 @@ static void add(struct acc *a, const struct tev_run *r)
 }
 
 struct bench {
-	int seeds, keep;
+	int seeds, keep, app;
 	double noise, off;
 	const char *only;
 	struct acc all[3][NR_COLS];
@@ -90,9 +95,25 @@ static int machine(struct bench *be, int h, const char *name)
 				fprintf(stderr, "bench-tuner: %s\n", why);
 				return 1;
 			}
-			opt = tev_optimum(&m, &wl);
+			opt = be->app ? 0 : tev_optimum(&m, &wl);
 			memset(cs, 0, sizeof(cs));
 			for (s = 0; s < be->seeds; s++) {
+				static struct bwm_app app;
+				double app_opt = 0;
+
+				if (be->app) {
+					struct bwm_workload o;
+
+					if (tev_load(name, tev_workloads[(k + 1) % TEV_NR(tev_workloads)],
+						     sets[w], &m, &o, why) ||
+					    bwm_app_draw(&m, &wl, &o, 500 + s, &app) ||
+					    !((app_opt = tev_app_optimum(&m, &app)) > 0)) {
+						fprintf(stderr, "bench-tuner: %s %s: no application: %s\n",
+							name, tev_workloads[k], why);
+						return 1;
+					}
+					opt += app_opt / 1e9 / be->seeds;
+				}
 				for (col = 0; col < NR_COLS; col++) {
 					enum tev_mode mode = be->keep ? TEV_KEEP_NODES :
 							     TEV_PREDICT;
@@ -115,7 +136,11 @@ static int machine(struct bench *be, int h, const char *name)
 						view = other;
 					else if (col == COL_OTHER)
 						continue;
-					if (tev_tune(&m, v, &wl, canon, opt, mode,
+					if (be->app ?
+					    tev_tune_app(&m, v, &app, canon, app_opt,
+							 mode, 11 + s, be->noise, &r,
+							 why, sizeof(why)) :
+					    tev_tune(&m, v, &wl, canon, opt, mode,
 						     11 + s, be->noise, &r, why,
 						     sizeof(why))) {
 						fprintf(stderr, "%s %s: %s\n", name,
@@ -164,6 +189,7 @@ int main(int argc, char **argv)
 		{ "off", required_argument, NULL, 'o' },
 		{ "only", required_argument, NULL, 'm' },
 		{ "keep-nodes", no_argument, NULL, 'k' },
+		{ "app", no_argument, NULL, 'a' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, h, i, col;
@@ -185,8 +211,11 @@ int main(int argc, char **argv)
 		case 'k':
 			be.keep = 1;
 			break;
+		case 'a':
+			be.app = 1;
+			break;
 		default:
-			fprintf(stderr, "usage: bench-tuner [--seeds N] [--noise X] [--off X] [--only MACHINE] [--keep-nodes]\n");
+			fprintf(stderr, "usage: bench-tuner [--seeds N] [--noise X] [--off X] [--only MACHINE] [--keep-nodes] [--app]\n");
 			return 2;
 		}
 	}
@@ -195,9 +224,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench-tuner: --seeds 1..100, --noise >= 0, --off 0..1\n");
 		return 2;
 	}
-	printf("# %d seeds, %.1f %% counter noise; wrong model: figures off by up to %.0f %%, two controllers swapped, a link missing; weights %s\n",
+	printf("# %d seeds, %.1f %% counter noise; wrong model: figures off by up to %.0f %%, two controllers swapped, a link missing; weights %s%s\n",
 	       be.seeds, be.noise * 100, be.off * 100,
-	       be.keep ? "keep every node" : "may leave nodes out");
+	       be.keep ? "keep every node" : "may leave nodes out",
+	       be.app ? "; applications beyond the workload (phases, unequal threads, prefetches, write-backs, other stalls)" : "");
 	printf("%-15s %-16s %-8s %8s |", "machine", "workload", "workers",
 	       "optimum");
 	for (col = 0; col < NR_COLS; col++)

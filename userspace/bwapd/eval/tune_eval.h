@@ -234,6 +234,43 @@ static inline const char *tev_other_machine(const char *machine)
 }
 
 /*
+ * One tuning of target t (closed after) in 'mode'; the tuner's model of
+ * the machine is 'view' (NULL: m itself); w gets the weights it leaves.
+ */
+static inline int tev_tune_target(struct bwapd_target *t,
+				  const struct bwm_machine *m,
+				  const struct bwm_machine *view,
+				  const double *canon, enum tev_mode mode,
+				  struct tev_run *run, uint8_t *w, char *why,
+				  size_t len)
+{
+	struct bwapd_tune_opts o;
+	struct bwapd_tune_result r;
+	int ret;
+
+	bwapd_tune_opts_default(&o);
+	o.machine = mode == TEV_PREDICT || mode == TEV_KEEP_NODES ?
+		    (view ? view : m) : NULL;
+	if (mode == TEV_PAPER) {
+		o.forward_only = 1;
+		o.metric = BWAPD_STALL_RATE;
+	}
+	/* our kernel's weights: 0 is the global weight, not "none" */
+	if (mode == TEV_KEEP_NODES)
+		t->leave_out = 0;
+	ret = bwapd_tune(t, canon, &o, &r);
+	if (ret)
+		snprintf(why, len, "%s", t->why);
+	bwapd_target_close(t);
+	if (ret)
+		return ret;
+	memcpy(w, r.weights, sizeof(r.weights));
+	run->steps = r.steps;
+	run->dwp = r.dwp;
+	return 0;
+}
+
+/*
  * One tuning of wl on m, the counters noisy by 'noise' (seeded), in
  * 'mode'; the tuner's model of the machine is 'view' (NULL: m itself).
  */
@@ -244,34 +281,50 @@ static inline int tev_tune(const struct bwm_machine *m,
 			   double noise, struct tev_run *run, char *why,
 			   size_t len)
 {
-	struct bwapd_tune_opts o;
-	struct bwapd_tune_result r;
+	uint8_t w[BWAPD_MAX_NODES];
 	struct bwapd_target t;
-	int ret;
+	int ret = bwapd_target_model(&t, m, wl, seed, noise, NULL);
 
-	bwapd_tune_opts_default(&o);
-	o.machine = mode == TEV_PREDICT || mode == TEV_KEEP_NODES ?
-		    (view ? view : m) : NULL;
-	if (mode == TEV_PAPER) {
-		o.forward_only = 1;
-		o.metric = BWAPD_STALL_RATE;
-	}
-	ret = bwapd_target_model(&t, m, wl, seed, noise, NULL);
-	if (ret)
-		return ret;
-	/* our kernel's weights: 0 is the global weight, not "none" */
-	if (mode == TEV_KEEP_NODES)
-		t.leave_out = 0;
-	ret = bwapd_tune(&t, canon, &o, &r);
-	if (ret)
-		snprintf(why, len, "%s", t.why);
-	bwapd_target_close(&t);
-	if (ret)
-		return ret;
-	run->of_opt = tev_weights_gbps(m, wl, r.weights) / opt_gbps;
-	run->steps = r.steps;
-	run->dwp = r.dwp;
-	return 0;
+	if (!ret)
+		ret = tev_tune_target(&t, m, view, canon, mode, run, w, why,
+				      len);
+	if (!ret)
+		run->of_opt = tev_weights_gbps(m, wl, w) / opt_gbps;
+	return ret;
+}
+
+/* The application's optimum rate (instructions a second), on tev_optimum's grid. */
+static inline double tev_app_optimum(const struct bwm_machine *m,
+				     const struct bwm_app *app)
+{
+	return bwm_app_optimum(m, app, m->nr_nodes > 6 ? 10 :
+				       m->nr_nodes > 4 ? 12 : 20, NULL);
+}
+
+/*
+ * The same for an application beyond its workload (bwm_app): of_opt is
+ * its instruction rate under the weights left over opt_rate.
+ */
+static inline int tev_tune_app(const struct bwm_machine *m,
+			       const struct bwm_machine *view,
+			       const struct bwm_app *app, const double *canon,
+			       double opt_rate, enum tev_mode mode,
+			       uint64_t seed, double noise, struct tev_run *run,
+			       char *why, size_t len)
+{
+	double f[BWM_MAX_NODES];
+	uint8_t w[BWAPD_MAX_NODES];
+	struct bwapd_target t;
+	int ret = bwapd_target_model_app(&t, m, app, seed, noise);
+
+	if (!ret)
+		ret = tev_tune_target(&t, m, view, canon, mode, run, w, why,
+				      len);
+	if (!ret)
+		ret = bwm_weights_to_fractions(w, m->nr_nodes, f);
+	if (!ret)
+		run->of_opt = bwm_app_rate(m, app, f) / opt_rate;
+	return ret;
 }
 
 /*

@@ -569,6 +569,67 @@ TEST_F(target, bad_parameters_change_nothing)
 }
 
 /* DWP 1 keeps every node in the weights: a weight of 0 means "global". */
+/*
+ * An application beyond the workload: its counters are not those of
+ * the fit's family.  The misses count less than the controllers read
+ * (prefetches) and nothing of what they write (write-backs); the stall
+ * counter more than the memory stalls; phases take turns.
+ */
+TEST(application_counters_are_not_the_fits)
+{
+	struct bwm_machine m;
+	struct bwm_workload a, b;
+	struct bwm_app app;
+	struct bwapd_target t;
+	struct bwapd_counters c0, c1;
+	struct bwm_placement pl;
+	struct bwm_prediction p0;
+	double f[BWM_MAX_NODES], misses, mem_stalls, seconds;
+	int j, s, phases = 0;
+
+	ASSERT_EQ(0, bwm_test_load("bwap-b", "mixed", 0x3, &m, &a));
+	ASSERT_EQ(0, bwm_test_load("bwap-b", "latency-bound", 0x3, &m, &b));
+	memset(&app, 0, sizeof(app));
+	for (s = 0; s < 20 && !(app.prefetch > 0.1); s++)
+		ASSERT_EQ(0, bwm_app_draw(&m, &a, &b, (uint64_t)s, &app));
+	ASSERT_LT(0.1, app.prefetch);
+	ASSERT_EQ(0, bwapd_target_model_app(&t, &m, &app, 1, 0));
+	ASSERT_EQ(0, t.ops->counters(&t, &c0));
+	/* a slice well inside the first phase */
+	for (j = 0; j < m.nr_nodes; j++)
+		f[j] = 1.0 / m.nr_nodes;
+	bwm_placement_interleave(&pl, m.nr_nodes, f);
+	ASSERT_EQ(0, bwm_predict(&m, &app.phase[0], &pl, &p0));
+	seconds = app.insns[0] / bwm_app_phase_ips(&m, &app, 0,
+						   p0.throughput_gbps) / 4;
+	ASSERT_EQ(0, t.ops->wait(&t, seconds));
+	ASSERT_EQ(0, t.ops->counters(&t, &c1));
+	misses = (double)(c1.mem_accesses - c0.mem_accesses) * BWM_LINE_BYTES;
+	EXPECT_NEAR(misses, (double)(c1.read_bytes - c0.read_bytes) *
+		    (1 - app.prefetch), 1e-6 * misses);
+	EXPECT_LT(c0.write_bytes, c1.write_bytes);
+	mem_stalls = p0.stall_rate * seconds;
+	EXPECT_LT(mem_stalls * 1.01, (double)(c1.stall_cycles - c0.stall_cycles));
+	EXPECT_NEAR(p0.throughput_gbps * seconds * 1e9,
+		    (double)(c1.read_bytes - c0.read_bytes +
+			     c1.write_bytes - c0.write_bytes), 1e-3 * 1e9);
+	/* a round and more: the other phase's traffic shows */
+	for (j = 0; j < 40; j++) {
+		double g0, g1;
+
+		c0 = c1;
+		ASSERT_EQ(0, t.ops->wait(&t, seconds));
+		ASSERT_EQ(0, t.ops->counters(&t, &c1));
+		g0 = (double)(c1.read_bytes - c0.read_bytes +
+			      c1.write_bytes - c0.write_bytes) / seconds / 1e9;
+		g1 = p0.throughput_gbps;
+		phases += fabs(g0 - g1) > 0.01 * g1;
+	}
+	EXPECT_LT(0, phases);
+	EXPECT_GT(40, phases);
+	bwapd_target_close(&t);
+}
+
 TEST(dwp_one_keeps_every_node)
 {
 	double canon[4] = { 0.4, 0.3, 0.2, 0.1 };
