@@ -23,13 +23,15 @@
  * next one as two phases, unequal threads, prefetches, write-backs,
  * stalls that are not memory stalls), judged by its instruction rate;
  * the optimum column is then the seeds' mean, in 1e9 instructions a
- * second.  Per case the worst fraction of the
+ * second.  The applications are drawn for seeds from --app-seed on:
+ * 500 (the default) are those the tuner may be developed on, 9000 those
+ * held out from it, run once a change is done.  Per case the worst fraction of the
  * optimum and the most steps; then worst, median and mean over all
  * runs, for the presets the tuner was tuned on, those held out, and
  * those no version of it has seen.
  *
  *   bench-tuner [--seeds N] [--noise X] [--off X] [--only MACHINE]
- *               [--keep-nodes] [--app]
+ *               [--keep-nodes] [--app] [--app-seed N]
  */
 #include <getopt.h>
 
@@ -60,6 +62,7 @@ static void add(struct acc *a, const struct tev_run *r)
 
 struct bench {
 	int seeds, keep, app;
+	uint64_t app_seed;
 	double noise, off;
 	const char *only;
 	struct acc all[3][NR_COLS];
@@ -106,7 +109,7 @@ static int machine(struct bench *be, int h, const char *name)
 
 					if (tev_load(name, tev_workloads[(k + 1) % TEV_NR(tev_workloads)],
 						     sets[w], &m, &o, why) ||
-					    bwm_app_draw(&m, &wl, &o, 500 + s, &app) ||
+					    bwm_app_draw(&m, &wl, &o, be->app_seed + (uint64_t)s, &app) ||
 					    !((app_opt = tev_app_optimum(&m, &app)) > 0)) {
 						fprintf(stderr, "bench-tuner: %s %s: no application: %s\n",
 							name, tev_workloads[k], why);
@@ -179,7 +182,9 @@ static int machine(struct bench *be, int h, const char *name)
 
 int main(int argc, char **argv)
 {
-	static struct bench be = { .seeds = 5, .noise = 0.01, .off = 0.30 };
+	static struct bench be = {
+		.seeds = 5, .noise = 0.01, .off = 0.30, .app_seed = 500,
+	};
 	static const char *const group[3] = {
 		"tuned on", "held out", "unseen",
 	};
@@ -190,6 +195,7 @@ int main(int argc, char **argv)
 		{ "only", required_argument, NULL, 'm' },
 		{ "keep-nodes", no_argument, NULL, 'k' },
 		{ "app", no_argument, NULL, 'a' },
+		{ "app-seed", required_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, h, i, col;
@@ -214,8 +220,11 @@ int main(int argc, char **argv)
 		case 'a':
 			be.app = 1;
 			break;
+		case 'A':
+			be.app_seed = strtoull(optarg, NULL, 0);
+			break;
 		default:
-			fprintf(stderr, "usage: bench-tuner [--seeds N] [--noise X] [--off X] [--only MACHINE] [--keep-nodes] [--app]\n");
+			fprintf(stderr, "usage: bench-tuner [--seeds N] [--noise X] [--off X] [--only MACHINE] [--keep-nodes] [--app] [--app-seed N]\n");
 			return 2;
 		}
 	}
@@ -224,10 +233,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench-tuner: --seeds 1..100, --noise >= 0, --off 0..1\n");
 		return 2;
 	}
-	printf("# %d seeds, %.1f %% counter noise; wrong model: figures off by up to %.0f %%, two controllers swapped, a link missing; weights %s%s\n",
+	printf("# %d seeds, %.1f %% counter noise; wrong model: figures off by up to %.0f %%, two controllers swapped, a link missing; weights %s",
 	       be.seeds, be.noise * 100, be.off * 100,
-	       be.keep ? "keep every node" : "may leave nodes out",
-	       be.app ? "; applications beyond the workload (phases, unequal threads, prefetches, write-backs, other stalls)" : "");
+	       be.keep ? "keep every node" : "may leave nodes out");
+	if (be.app)
+		printf("; applications beyond the workload (phases, unequal threads, prefetches, write-backs, other stalls) drawn from seed %llu on",
+		       (unsigned long long)be.app_seed);
+	printf("\n");
 	printf("%-15s %-16s %-8s %8s |", "machine", "workload", "workers",
 	       "optimum");
 	for (col = 0; col < NR_COLS; col++)
