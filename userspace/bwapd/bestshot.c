@@ -155,7 +155,7 @@ static double fit_mlp(const struct bwm_machine *m, struct bwm_workload *wl,
 }
 
 int bwapd_fit(const struct bwm_machine *m, uint32_t workers,
-	      int threads_per_worker, const struct bwapd_point *p, int n,
+	      const int *threads, const struct bwapd_point *p, int n,
 	      struct bwm_workload *wl, double *rms, double *range)
 {
 	double d = 0, best = INFINITY, best_read = READ_PRIOR, best_mlp = 1;
@@ -175,9 +175,13 @@ int bwapd_fit(const struct bwm_machine *m, uint32_t workers,
 	wl->work_gb = 1;
 	wl->first_touch_node = -1;
 	wl->demand_gbps = 1;
-	ret = bwm_workload_bind(m, wl, workers, threads_per_worker, NULL);
+	ret = bwm_workload_bind(m, wl, workers, 0, NULL);
 	if (ret)
 		return ret;
+	/* the threads the application runs, where they are known */
+	for (i = 0; threads && i < m->nr_nodes; i++)
+		if ((workers & (1u << i)) && threads[i] > 0)
+			wl->threads[i] = threads[i];
 	/* a period without traffic (or without an unstalled cycle) says nothing */
 	for (i = 0; i < n && used < BWAPD_FIT_POINTS; i++) {
 		if (!(p[i].gbps > 0) || !(p[i].busy > 0.01))

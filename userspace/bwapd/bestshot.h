@@ -27,13 +27,15 @@ struct bwapd_point {
  * would move if it never waited: traffic over unstalled cycles), then
  * the memory-level parallelism that makes the model predict the
  * measured traffic at every point (least squares on its logarithm), and
- * the read share: counted, or else fitted with it from two points on.  threads_per_worker 0: every core of the workers.  *rms
+ * the read share: counted, or else fitted with it from two points on.
+ * threads[node] (may be NULL): the threads that run on each worker node,
+ * where known (a count of 0 or NULL: every core of that worker).  *rms
  * (may be NULL): the fit's root-mean-square relative error.
  * Points without traffic or without an unstalled cycle are passed over;
  * -EINVAL when no point is left.
  */
 int bwapd_fit(const struct bwm_machine *m, uint32_t workers,
-	      int threads_per_worker, const struct bwapd_point *p, int n,
+	      const int *threads, const struct bwapd_point *p, int n,
 	      struct bwm_workload *wl, double *rms, double *range);
 
 /*

@@ -8,7 +8,6 @@
  * node, per thread of the node, stand for the memory controllers' local
  * and remote traffic.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -22,6 +21,7 @@
 #include <unistd.h>
 
 #include "inspect_exec.h"
+#include "threads.h"
 #include "log.h"
 
 #define SETTLE_S	0.5	/* the same threads, this long */
@@ -36,51 +36,6 @@ static void sleep_s(double t)
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
-}
-
-struct tick {
-	pid_t tid;
-	long ticks;
-};
-
-/* The threads of pid and their CPU time (clock ticks); how many. */
-static int threads_of(pid_t pid, struct tick *t, int max)
-{
-	char path[320], buf[512];
-	struct dirent *de;
-	int n = 0;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return -ESRCH;
-	while (n < max && (de = readdir(d))) {
-		unsigned long ut, st;
-		char *p;
-		FILE *f;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", (int)pid,
-			 de->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = '\0';
-		fclose(f);
-		/* after the command name: state, then 10 fields, utime stime */
-		p = strrchr(buf, ')');
-		if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
-				 &ut, &st) != 2)
-			continue;
-		t[n].tid = (pid_t)atoi(de->d_name);
-		t[n].ticks = (long)(ut + st);
-		n++;
-	}
-	closedir(d);
-	return n;
 }
 
 static int pin(pid_t tid, const struct bwapd_topology *topo, uint32_t nodes)
@@ -99,14 +54,14 @@ static int pin(pid_t tid, const struct bwapd_topology *topo, uint32_t nodes)
 /* Wait until the program keeps the same threads for SETTLE_S. */
 static int settle(pid_t pid, char *why, size_t len)
 {
-	static struct tick a[MAX_TIDS], b[MAX_TIDS];
+	static struct bwapd_thread a[MAX_TIDS], b[MAX_TIDS];
 	double waited = 0;
 	int na, nb = 0, i, k;
 
-	na = threads_of(pid, a, MAX_TIDS);
+	na = bwapd_process_threads(pid, a, MAX_TIDS);
 	for (; na >= 0 && waited < START_MAX_S; waited += SETTLE_S) {
 		sleep_s(SETTLE_S);
-		nb = threads_of(pid, b, MAX_TIDS);
+		nb = bwapd_process_threads(pid, b, MAX_TIDS);
 		if (nb < 0)
 			break;
 		for (i = 0; i < nb && nb == na; i++) {
@@ -137,16 +92,16 @@ static int settle(pid_t pid, char *why, size_t len)
 static int busy_threads(pid_t pid, const struct bwapd_topology *topo,
 			uint32_t all, pid_t *busy, char *why, size_t len)
 {
-	static struct tick a[MAX_TIDS], b[MAX_TIDS];
+	static struct bwapd_thread a[MAX_TIDS], b[MAX_TIDS];
 	long delta[MAX_TIDS], most = 0;
 	int na, nb, i, k, n = 0;
 
-	na = threads_of(pid, a, MAX_TIDS);
+	na = bwapd_process_threads(pid, a, MAX_TIDS);
 	for (i = 0; i < na; i++)
 		pin(a[i].tid, topo, all);
-	na = threads_of(pid, a, MAX_TIDS);
+	na = bwapd_process_threads(pid, a, MAX_TIDS);
 	sleep_s(BUSY_S);
-	nb = threads_of(pid, b, MAX_TIDS);
+	nb = bwapd_process_threads(pid, b, MAX_TIDS);
 	if (na < 0 || nb < 0) {
 		snprintf(why, len, "the program exited before its threads settled");
 		return -ESRCH;
@@ -344,8 +299,8 @@ static int one_run(char **argv, const struct bwapd_topology *topo,
 	}
 	/* the others back to the first node */
 	if (!ret) {
-		static struct tick t[MAX_TIDS];
-		int nt = threads_of(pid, t, MAX_TIDS), k;
+		static struct bwapd_thread t[MAX_TIDS];
+		int nt = bwapd_process_threads(pid, t, MAX_TIDS), k;
 
 		for (i = 0; i < nt; i++) {
 			for (k = 0; k < nbusy && busy[k] != t[i].tid; k++)

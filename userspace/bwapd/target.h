@@ -60,6 +60,11 @@ struct bwapd_target_ops {
 	int (*pages)(struct bwapd_target *t, uint64_t *pages, int nr);
 	/* let the target run; the model advances its clock instead */
 	int (*wait)(struct bwapd_target *t, double seconds);
+	/*
+	 * Its threads that run, by the node of their CPU (threads[node]);
+	 * -ENODATA when none is seen running.  May be NULL: not known.
+	 */
+	int (*threads)(struct bwapd_target *t, int *threads, int nr);
 };
 
 struct bwapd_target {

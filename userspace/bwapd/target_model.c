@@ -307,6 +307,18 @@ static int m_wait(struct bwapd_target *t, double seconds)
 	return ret ? ret : run(w, seconds);
 }
 
+static int m_threads(struct bwapd_target *t, int *threads, int nr)
+{
+	struct world *w = mt(t)->w;
+	const struct bwm_workload *wl = w->has_app ? &w->app.phase[0] :
+					&w->wl[mt(t)->i];
+	int j;
+
+	for (j = 0; j < nr; j++)
+		threads[j] = j < w->m.nr_nodes ? wl->threads[j] : 0;
+	return 0;
+}
+
 static void m_close(struct bwapd_target *t)
 {
 	struct mtarget *p = mt(t);
@@ -325,6 +337,7 @@ static const struct bwapd_target_ops model_target_ops = {
 	.migrate = m_migrate,
 	.pages = m_pages,
 	.wait = m_wait,
+	.threads = m_threads,
 };
 
 static int model_open(struct bwapd_target *t, int nr,

@@ -22,7 +22,10 @@
 #include "log.h"
 #include "process.h"
 #include "stall.h"
+#include "threads.h"
 #include "wi_abi.h"
+
+#define TASK_MAX_THREADS	4096	/* looked at, for the running ones */
 
 struct task {
 	int pidfd;
@@ -34,6 +37,8 @@ struct task {
 	double t0;
 	struct bwapd_place place;	/* how its pages get their weights */
 	char damon_dir[4096];		/* DAMON's record, for "damon" */
+	int nr_cpus;
+	uint16_t cpu_node[BWAPD_MAX_CPUS];	/* the topology's, at the open */
 };
 
 static struct task *task_of(struct bwapd_target *t)
@@ -604,6 +609,36 @@ static void task_close(struct bwapd_target *t)
 	t->priv = NULL;
 }
 
+/* Threads running now (state R), by the node of the CPU they are on. */
+static int task_threads(struct bwapd_target *t, int *threads, int nr)
+{
+	struct bwapd_thread *th = malloc(sizeof(*th) * TASK_MAX_THREADS);
+	struct task *k = task_of(t);
+	int n, i, seen = 0;
+
+	if (!th)
+		return -ENOMEM;
+	n = bwapd_process_threads(t->pid, th, TASK_MAX_THREADS);
+	if (n < 0) {
+		free(th);
+		return n;
+	}
+	memset(threads, 0, sizeof(*threads) * (size_t)nr);
+	for (i = 0; i < n; i++) {
+		int node;
+
+		if (th[i].state != 'R' || th[i].cpu < 0 || th[i].cpu >= k->nr_cpus)
+			continue;
+		node = k->cpu_node[th[i].cpu];
+		if (node != BWAPD_NO_NODE && node < nr) {
+			threads[node]++;
+			seen++;
+		}
+	}
+	free(th);
+	return seen ? 0 : -ENODATA;
+}
+
 static const struct bwapd_target_ops task_ops = {
 	.name = "process",
 	.close = task_close,
@@ -612,6 +647,7 @@ static const struct bwapd_target_ops task_ops = {
 	.migrate = task_migrate,
 	.pages = task_pages,
 	.wait = task_wait,
+	.threads = task_threads,
 };
 
 int bwapd_process_workers(pid_t pid, const struct bwapd_topology *topo,
@@ -643,6 +679,8 @@ int bwapd_target_process(struct bwapd_target *t, pid_t pid, int nr_nodes,
 		return -ENOMEM;
 	k->page_size = sysconf(_SC_PAGESIZE);
 	k->pagemap = -1;
+	k->nr_cpus = topo->nr_cpus < BWAPD_MAX_CPUS ? topo->nr_cpus : BWAPD_MAX_CPUS;
+	memcpy(k->cpu_node, topo->cpu_node, sizeof(k->cpu_node[0]) * (size_t)k->nr_cpus);
 	k->t0 = bwapd_now();
 	k->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (k->pidfd < 0) {

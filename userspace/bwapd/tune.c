@@ -500,9 +500,13 @@ static int next_setting(const struct tuner *tu, double *f, double *g)
 	struct bwm_workload v[NR_VIEWS];
 	double from[BWAPD_MAX_NODES], shot[BWAPD_MAX_NODES], best, range[2];
 	double gain = 0;
-	int n = t->nr_nodes, nv = 1, k;
+	int n = t->nr_nodes, nv = 1, k, threads[BWAPD_MAX_NODES];
+	const int *known = NULL;
 
-	if (bwapd_fit(m, t->workers, 0, tu->pt, tu->npts, &v[0], NULL, range) ||
+	/* the threads it runs on each worker, where the target can say */
+	if (t->ops->threads && !t->ops->threads(t, threads, n))
+		known = threads;
+	if (bwapd_fit(m, t->workers, known, tu->pt, tu->npts, &v[0], NULL, range) ||
 	    bwm_weights_to_fractions(tu->best_w, n, from))
 		return -EINVAL;
 	if (range[1] > range[0] * 1.05) {

@@ -25,13 +25,15 @@
  * the optimum column is then the seeds' mean, in 1e9 instructions a
  * second.  The applications are drawn for seeds from --app-seed on:
  * 500 (the default) are those the tuner may be developed on, 9000 those
- * held out from it, run once a change is done.  Per case the worst fraction of the
+ * held out from it, run once a change is done.  --app-parts keeps only
+ * some of what makes an application more than its workload (a comma
+ * list of phases, threads, prefetch, stalls), to see what each costs.  Per case the worst fraction of the
  * optimum and the most steps; then worst, median and mean over all
  * runs, for the presets the tuner was tuned on, those held out, and
  * those no version of it has seen.
  *
  *   bench-tuner [--seeds N] [--noise X] [--off X] [--only MACHINE]
- *               [--keep-nodes] [--app] [--app-seed N]
+ *               [--keep-nodes] [--app] [--app-seed N] [--app-parts LIST]
  */
 #include <getopt.h>
 
@@ -62,6 +64,7 @@ static void add(struct acc *a, const struct tev_run *r)
 
 struct bench {
 	int seeds, keep, app;
+	unsigned int app_parts;
 	uint64_t app_seed;
 	double noise, off;
 	const char *only;
@@ -110,6 +113,7 @@ static int machine(struct bench *be, int h, const char *name)
 					if (tev_load(name, tev_workloads[(k + 1) % TEV_NR(tev_workloads)],
 						     sets[w], &m, &o, why) ||
 					    bwm_app_draw(&m, &wl, &o, be->app_seed + (uint64_t)s, &app) ||
+					    (tev_app_parts(&app, &wl, be->app_parts), 0) ||
 					    !((app_opt = tev_app_optimum(&m, &app)) > 0)) {
 						fprintf(stderr, "bench-tuner: %s %s: no application: %s\n",
 							name, tev_workloads[k], why);
@@ -180,10 +184,34 @@ static int machine(struct bench *be, int h, const char *name)
 	return 0;
 }
 
+/* "phases,stalls" into TEV_APP_* bits; -1: a word that is none. */
+static int parts(const char *list, unsigned int *out)
+{
+	static const char *const name[] = {
+		"phases", "threads", "prefetch", "stalls",
+	};
+	char buf[128], *tok, *save;
+	unsigned int bits = 0;
+	int i;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < TEV_NR(name) && strcmp(tok, name[i]); i++)
+			;
+		if (i == TEV_NR(name))
+			return -1;
+		bits |= 1u << i;
+	}
+	*out = bits;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct bench be = {
 		.seeds = 5, .noise = 0.01, .off = 0.30, .app_seed = 500,
+		.app_parts = TEV_APP_ALL,
 	};
 	static const char *const group[3] = {
 		"tuned on", "held out", "unseen",
@@ -196,6 +224,7 @@ int main(int argc, char **argv)
 		{ "keep-nodes", no_argument, NULL, 'k' },
 		{ "app", no_argument, NULL, 'a' },
 		{ "app-seed", required_argument, NULL, 'A' },
+		{ "app-parts", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, h, i, col;
@@ -223,8 +252,15 @@ int main(int argc, char **argv)
 		case 'A':
 			be.app_seed = strtoull(optarg, NULL, 0);
 			break;
+		case 'P':
+			if (parts(optarg, &be.app_parts)) {
+				fprintf(stderr, "bench-tuner: --app-parts: '%s': a list of phases, threads, prefetch, stalls\n",
+					optarg);
+				return 2;
+			}
+			break;
 		default:
-			fprintf(stderr, "usage: bench-tuner [--seeds N] [--noise X] [--off X] [--only MACHINE] [--keep-nodes] [--app] [--app-seed N]\n");
+			fprintf(stderr, "usage: bench-tuner [--seeds N] [--noise X] [--off X] [--only MACHINE] [--keep-nodes] [--app] [--app-seed N] [--app-parts LIST]\n");
 			return 2;
 		}
 	}
@@ -237,7 +273,11 @@ int main(int argc, char **argv)
 	       be.seeds, be.noise * 100, be.off * 100,
 	       be.keep ? "keep every node" : "may leave nodes out");
 	if (be.app)
-		printf("; applications beyond the workload (phases, unequal threads, prefetches, write-backs, other stalls) drawn from seed %llu on",
+		printf("; applications beyond the workload (write-backs%s%s%s%s) drawn from seed %llu on",
+		       be.app_parts & TEV_APP_PHASES ? ", phases" : "",
+		       be.app_parts & TEV_APP_THREADS ? ", unequal threads" : "",
+		       be.app_parts & TEV_APP_PREFETCH ? ", prefetches" : "",
+		       be.app_parts & TEV_APP_STALLS ? ", other stalls" : "",
 		       (unsigned long long)be.app_seed);
 	printf("\n");
 	printf("%-15s %-16s %-8s %8s |", "machine", "workload", "workers",

@@ -301,6 +301,37 @@ static inline double tev_app_optimum(const struct bwm_machine *m,
 				       m->nr_nodes > 4 ? 12 : 20, NULL);
 }
 
+/* What of an application beyond its workload is kept (tev_app_parts). */
+enum {
+	TEV_APP_PHASES = 1 << 0,	/* its second phase */
+	TEV_APP_THREADS = 1 << 1,	/* unequal threads */
+	TEV_APP_PREFETCH = 1 << 2,	/* reads no demand miss counts */
+	TEV_APP_STALLS = 1 << 3,	/* stalls that are not memory stalls */
+	TEV_APP_ALL = 15,
+};
+
+/*
+ * app drawn around wl, with only 'parts' of what makes it more than the
+ * workload (write-backs stay: no miss ever counts them).
+ */
+static inline void tev_app_parts(struct bwm_app *app,
+				 const struct bwm_workload *wl,
+				 unsigned int parts)
+{
+	int p;
+
+	if (!(parts & TEV_APP_PHASES))
+		app->nr_phases = 1;
+	if (!(parts & TEV_APP_THREADS))
+		for (p = 0; p < BWM_APP_PHASES; p++)
+			memcpy(app->phase[p].threads, wl->threads,
+			       sizeof(wl->threads));
+	if (!(parts & TEV_APP_PREFETCH))
+		app->prefetch = 0;
+	if (!(parts & TEV_APP_STALLS))
+		app->other_stalls = 0;
+}
+
 /*
  * The same for an application beyond its workload (bwm_app): of_opt is
  * its instruction rate under the weights left over opt_rate.

@@ -264,6 +264,30 @@ TEST(wrong_model_no_worse_than_the_dwp_search)
 	EXPECT_LT(60, wr.nr);
 }
 
+/* What the counters give at n settings on the DWP line: wl's own figures. */
+static int measure(const struct bwm_machine *m, const struct bwm_workload *wl,
+		   const double *canon, const double *dwp, int n,
+		   struct bwapd_point *p)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < n && !ret; i++) {
+		struct bwm_placement pl;
+		struct bwm_prediction pr;
+
+		ret = bwm_apply_dwp(canon, m->nr_nodes, wl->workers, dwp[i],
+				    p[i].frac);
+		if (ret)
+			break;
+		bwm_placement_interleave(&pl, m->nr_nodes, p[i].frac);
+		ret = bwm_predict(m, wl, &pl, &pr);
+		p[i].gbps = pr.throughput_gbps;
+		p[i].busy = 1 - pr.stall_fraction;
+		p[i].read = wl->read;
+	}
+	return ret;
+}
+
 /*
  * The fit: from the counters at two placements of a preset workload,
  * the demand within 2 %, the read share as counted, and a parallelism
@@ -276,23 +300,11 @@ TEST(fit_recovers_the_workload)
 	struct bwapd_point p[2];
 	double canon[BWM_MAX_NODES], third[BWM_MAX_NODES], rms, range[2];
 	double dwp[2] = { 0, 0.5 };
-	int i;
 
 	ASSERT_EQ(0, bwm_test_load("bwap-b", "mixed", 1, &m, &wl));
 	ASSERT_EQ(0, tev_canonical(&m, 1, canon));
-	for (i = 0; i < 2; i++) {
-		struct bwm_placement pl;
-		struct bwm_prediction pr;
-
-		ASSERT_EQ(0, bwm_apply_dwp(canon, m.nr_nodes, 1, dwp[i],
-					   p[i].frac));
-		bwm_placement_interleave(&pl, m.nr_nodes, p[i].frac);
-		ASSERT_EQ(0, bwm_predict(&m, &wl, &pl, &pr));
-		p[i].gbps = pr.throughput_gbps;
-		p[i].busy = 1 - pr.stall_fraction;
-		p[i].read = wl.read;
-	}
-	ASSERT_EQ(0, bwapd_fit(&m, 1, 0, p, 2, &fit, &rms, range));
+	ASSERT_EQ(0, measure(&m, &wl, canon, dwp, 2, p));
+	ASSERT_EQ(0, bwapd_fit(&m, 1, NULL, p, 2, &fit, &rms, range));
 	EXPECT_NEAR(wl.demand_gbps, fit.demand_gbps, 0.02 * wl.demand_gbps);
 	EXPECT_NEAR(wl.read, fit.read, 1e-9);
 	EXPECT_LT(rms, 0.005);
@@ -304,11 +316,50 @@ TEST(fit_recovers_the_workload)
 		    0.01 * bwapd_fit_gbps(&m, &wl, third));
 	/* a period without traffic is passed over; alone, nothing to fit */
 	p[0].gbps = 0;
-	ASSERT_EQ(0, bwapd_fit(&m, 1, 0, p, 2, &fit, NULL, NULL));
-	ASSERT_EQ(0, bwapd_fit(&m, 1, 0, &p[1], 1, &one, NULL, NULL));
+	ASSERT_EQ(0, bwapd_fit(&m, 1, NULL, p, 2, &fit, NULL, NULL));
+	ASSERT_EQ(0, bwapd_fit(&m, 1, NULL, &p[1], 1, &one, NULL, NULL));
 	EXPECT_NEAR(one.mlp, fit.mlp, 0);
 	EXPECT_NEAR(one.demand_gbps, fit.demand_gbps, 0);
-	EXPECT_EQ(-EINVAL, bwapd_fit(&m, 1, 0, p, 1, &fit, NULL, NULL));
+	EXPECT_EQ(-EINVAL, bwapd_fit(&m, 1, NULL, p, 1, &fit, NULL, NULL));
+}
+
+/*
+ * Threads that are not equal: a workload on nodes 0 and 1 whose node 1
+ * runs half its cores' threads.  Told the threads each node runs, the
+ * fit predicts a placement it did not see within 1 %; taking every core
+ * as a thread, it does not.
+ */
+TEST(fit_takes_the_threads_each_node_runs)
+{
+	struct bwm_machine m;
+	struct bwm_workload wl, fit;
+	struct bwapd_point p[3];
+	double canon[BWM_MAX_NODES], third[BWM_MAX_NODES];
+	double dwp[3] = { 0, 0.5, 1 }, truth, told, blind;
+	int i, threads[BWM_MAX_NODES] = { 0 }, cores;
+
+	ASSERT_EQ(0, bwm_test_load("bwap-b", "bandwidth-bound", 3, &m, &wl));
+	cores = wl.threads[1];
+	ASSERT_LT(1, cores);
+	wl.threads[1] = cores / 2;
+	memcpy(threads, wl.threads, sizeof(int) * (size_t)m.nr_nodes);
+	ASSERT_EQ(0, tev_canonical(&m, 3, canon));
+	ASSERT_EQ(0, measure(&m, &wl, canon, dwp, 3, p));
+	/* a placement off the DWP line: node 1 holds most pages */
+	for (i = 0; i < m.nr_nodes; i++)
+		third[i] = i == 1 ? 0.7 : 0.3 / (m.nr_nodes - 1);
+	truth = bwapd_fit_gbps(&m, &wl, third);
+	ASSERT_EQ(0, bwapd_fit(&m, 3, threads, p, 2, &fit, NULL, NULL));
+	EXPECT_EQ(wl.threads[0], fit.threads[0]);
+	EXPECT_EQ(wl.threads[1], fit.threads[1]);
+	told = bwapd_fit_gbps(&m, &fit, third);
+	EXPECT_NEAR(truth, told, 0.01 * truth);
+	ASSERT_EQ(0, bwapd_fit(&m, 3, NULL, p, 2, &fit, NULL, NULL));
+	EXPECT_EQ(cores, fit.threads[1]);
+	blind = bwapd_fit_gbps(&m, &fit, third);
+	EXPECT_LT(0.01 * truth, fabs(blind - truth))
+		TH_LOG("every core as a thread: %.2f GB/s, truth %.2f", blind,
+		       truth);
 }
 
 /*
