@@ -27,8 +27,9 @@
  * 500 (the default) are those the tuner may be developed on, 9000 those
  * held out from it, run once a change is done.  --app-parts keeps only
  * some of what makes an application more than its workload (a comma
- * list of phases, threads, prefetch, stalls), to see what each costs.  Per case the worst fraction of the
- * optimum and the most steps; then worst, median and mean over all
+ * list of phases, threads, prefetch, stalls), to see what each costs.
+ * Per case the worst fraction of the optimum and the most steps; then
+ * worst, median and mean over all
  * runs, for the presets the tuner was tuned on, those held out, and
  * those no version of it has seen.
  *
