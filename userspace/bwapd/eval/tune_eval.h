@@ -103,6 +103,12 @@ static inline double tev_weights_gbps(const struct bwm_machine *m,
 	return bwm_predict_throughput(m, wl, &pl);
 }
 
+/* The optimum's grid: 1/20 of the pages, 1/12 on 6 nodes, 1/10 on more. */
+static inline int tev_grid(const struct bwm_machine *m)
+{
+	return m->nr_nodes > 6 ? 10 : m->nr_nodes > 4 ? 12 : 20;
+}
+
 /*
  * The exhaustive weight-vector optimum: every placement in steps of
  * 1/20 of the pages (1/12 on 6 nodes, 1/10 on more), then hill climbing
@@ -115,7 +121,7 @@ static inline double tev_optimum(const struct bwm_machine *m,
 	struct bwm_eval ev;
 
 	bwm_eval_opts_default(&eo);
-	eo.search_steps = m->nr_nodes > 6 ? 10 : m->nr_nodes > 4 ? 12 : 20;
+	eo.search_steps = tev_grid(m);
 	if (bwm_evaluate(m, wl, &eo, &ev))
 		return -1;
 	return ev.r[BWM_OPTIMUM].pred.throughput_gbps;
@@ -297,8 +303,7 @@ static inline int tev_tune(const struct bwm_machine *m,
 static inline double tev_app_optimum(const struct bwm_machine *m,
 				     const struct bwm_app *app)
 {
-	return bwm_app_optimum(m, app, m->nr_nodes > 6 ? 10 :
-				       m->nr_nodes > 4 ? 12 : 20, NULL);
+	return bwm_app_optimum(m, app, tev_grid(m), NULL);
 }
 
 /* What of an application beyond its workload is kept (tev_app_parts). */
