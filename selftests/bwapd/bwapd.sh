@@ -399,10 +399,11 @@ else
 	# quota, which also counts the pages walked and found in place): the
 	# steps still end with the pages in their shares (where the quota
 	# stops DAMON, up to half the weights' sum of pages may be left off,
-	# which pages_follow allows)
+	# which pages_follow allows); bwapd logs each look at the pages
+	# (debug), for a run where they end out of their shares
 	hold 32
 	out=$(bwapd --file $F --model "$MODEL" tune --pid $hp --workload "$WL" --max-steps 1 \
-		--rate 2000 --json 2>&1)
+		--rate 2000 --json --log-level debug 2>&1)
 	rc=$?
 	echo "$out" | sed 's/^/# /'
 	check "tuner: --rate 2000: exit status" 0 $rc

@@ -201,8 +201,13 @@ static void damon_short(struct bwapd_target *t, const uint64_t *pages,
 
 /*
  * Wait until DAMON has placed the pages by w: until they are in their
- * shares, or three passes of the scheme moved nothing more (fifteen
- * where the quota stopped them: it lets more through every second).
+ * shares and stay there, or three passes of the scheme moved nothing more
+ * (fifteen where the quota stopped them: it lets more through every
+ * second).  While DAMON moves a range, numa_maps can show the pages in
+ * their shares for a moment and out of them again (it leaves out the
+ * pages being moved, and a range's pages go to every node at once): the
+ * shares count only once a pass of the scheme has moved nothing between
+ * two looks that both found them.
  */
 static int damon_migrate(struct bwapd_place *pl, const uint8_t *w, int nr,
 			 const struct bwapd_migrate_opts *o,
@@ -213,8 +218,8 @@ static int damon_migrate(struct bwapd_place *pl, const uint8_t *w, int nr,
 	struct bwapd_damon_stats s0, s;
 	uint64_t pages[BWAPD_MAX_NODES] = { 0 }, total = 0, off = 0;
 	uint64_t best = UINT64_MAX;
-	uint64_t tried, qt;
-	int paced;
+	uint64_t tried, qt, calm_tried = 0, calm_applied = 0;
+	int paced, calm = 0;
 	double start = bwapd_now(), slack = 0;
 	int idle = 0, polls = 0, n = nr < t->nr_nodes ? nr : t->nr_nodes;
 	int ret;
@@ -234,7 +239,15 @@ static int damon_migrate(struct bwapd_place *pl, const uint8_t *w, int nr,
 	for (;;) {
 		struct bwapd_damon_place p;
 
-		ret = damon_place(pl, w, nr, &p, pages, &slack);
+		/* what DAMON had done before the look at the pages */
+		ret = bwapd_damon_stats(k->damon, &s, t->why, sizeof(t->why));
+		if (!ret && !s.on) {
+			snprintf(t->why, sizeof(t->why), "bwapd's kdamond stopped "
+				 "(%s/kdamonds)", BWAPD_DAMON_SYSFS);
+			ret = -EIO;
+		}
+		if (!ret)
+			ret = damon_place(pl, w, nr, &p, pages, &slack);
 		if (ret)
 			break;
 		off = off_share(pages, w, n, &total);
@@ -243,16 +256,15 @@ static int damon_migrate(struct bwapd_place *pl, const uint8_t *w, int nr,
 			  (int)t->pid, (unsigned long long)off,
 			  (unsigned long long)total, slack,
 			  (unsigned long long)s.nr_tried);
-		if ((double)off <= slack)
+		if ((double)off > slack) {
+			calm = 0;
+		} else if (!calm || s.sz_applied != calm_applied) {
+			calm = 1;
+			calm_tried = s.nr_tried;
+			calm_applied = s.sz_applied;
+		} else if (s.nr_tried > calm_tried) {
 			break;
-		ret = bwapd_damon_stats(k->damon, &s, t->why, sizeof(t->why));
-		if (!ret && !s.on) {
-			snprintf(t->why, sizeof(t->why), "bwapd's kdamond stopped "
-				 "(%s/kdamonds)", BWAPD_DAMON_SYSFS);
-			ret = -EIO;
 		}
-		if (ret)
-			break;
 		if (s.nr_tried > tried) {
 			/*
 			 * A pass that moved nothing closer.  Where the quota
@@ -267,8 +279,11 @@ static int damon_migrate(struct bwapd_place *pl, const uint8_t *w, int nr,
 				best = off;
 				idle = 0;
 			} else if (++idle == (paced ? 15 : 3)) {
-				damon_short(t, pages, w, total, off, paced);
-				m->failed = off;
+				/* in their shares, with DAMON still at work */
+				if ((double)off > slack) {
+					damon_short(t, pages, w, total, off, paced);
+					m->failed = off;
+				}
 				break;
 			}
 		} else if (++polls > 600) {
