@@ -740,9 +740,11 @@ int bwapd_tune(struct bwapd_target *t, const double *canonical,
 		 * of its best setting (a model can be right where it
 		 * measured and wrong where it did not).
 		 */
-		if (ret > 0)
+		if (ret > 0) {
+			r->handed_over = model;
 			ret = model ? line_search(&tu, o->start, "start") :
 				      search(&tu);
+		}
 		else if (!ret && model)
 			ret = line_search(&tu, round(tu.best / o->step) * o->step,
 					  "verify");

@@ -65,6 +65,7 @@ struct bwapd_tune_step {
 struct bwapd_tune_result {
 	double dwp;			/* of the final weights */
 	int predicted;			/* 1: the model chose settings */
+	int handed_over;		/* 1: it missed; the DWP search took over */
 	double stall_rate;
 	double mapi;
 	int steps;

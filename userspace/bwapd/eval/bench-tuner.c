@@ -52,6 +52,7 @@ static const char *const col_name[NR_COLS] = {
 
 struct acc {
 	int n, steps, sum_steps;
+	int led, led_steps;		/* runs the model kept the lead in */
 	double v[MAX_RUNS];
 };
 
@@ -62,6 +63,11 @@ static void add(struct acc *a, const struct tev_run *r)
 	if (r->steps > a->steps)
 		a->steps = r->steps;
 	a->sum_steps += r->steps;
+	if (r->led) {
+		a->led++;
+		if (r->steps > a->led_steps)
+			a->led_steps = r->steps;
+	}
 }
 
 struct bench {
@@ -306,9 +312,13 @@ int main(int argc, char **argv)
 			if (!a->n)
 				continue;
 			tev_stats(a->v, a->n, &worst, &median, &mean);
-			printf("# %-9s %-10s: %4d runs, worst %.4f, median %.4f, mean %.4f of the optimum; steps %.1f on average, %d at most\n",
+			printf("# %-9s %-10s: %4d runs, worst %.4f, median %.4f, mean %.4f of the optimum; steps %.1f on average, %d at most",
 			       group[h], col_name[col], a->n, worst, median,
 			       mean, (double)a->sum_steps / a->n, a->steps);
+			if (col != COL_DWP && col != COL_PAPER)
+				printf("; %d led by the model, %d steps at most",
+				       a->led, a->led_steps);
+			printf("\n");
 		}
 	}
 	return 0;

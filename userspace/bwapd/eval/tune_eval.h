@@ -54,6 +54,7 @@ struct tev_run {
 	double of_opt;		/* throughput / the optimum's */
 	int steps;
 	double dwp;
+	int led;		/* the model chose settings and kept the lead */
 };
 
 /* A preset of the model; on error msg says what is wrong. */
@@ -273,6 +274,7 @@ static inline int tev_tune_target(struct bwapd_target *t,
 	memcpy(w, r.weights, sizeof(r.weights));
 	run->steps = r.steps;
 	run->dwp = r.dwp;
+	run->led = r.predicted && !r.handed_over;
 	return 0;
 }
 
