@@ -89,7 +89,7 @@ else
 		ensure_packages mmdebstrap
 		info "bootstrapping a Debian 13 build root into $TARBALL"
 		mmdebstrap --quiet --format=tar --variant=buildd --include=debhelper \
-			trixie "$TARBALL.tmp" http://deb.debian.org/debian >"$DEB/mmdebstrap.log" 2>&1 ||
+			trixie "$TARBALL.tmp" "$(debian_mirror)" >"$DEB/mmdebstrap.log" 2>&1 ||
 			die "mmdebstrap failed (see $DEB/mmdebstrap.log)"
 		mv "$TARBALL.tmp" "$TARBALL"
 	fi

@@ -108,6 +108,44 @@ script_help() {
 	awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$1"
 }
 
+# debian_mirror: the Debian archive this machine's apt takes its packages
+# from (its own sources, whatever the host: a local mirror or a proxy),
+# for the private apt configurations and the roots mmdebstrap builds;
+# $DEBIAN_MIRROR overrides it.  apt's own view of its sources first (the
+# release files of Debian's archive, not Debian-Security's), then the
+# sources files themselves (deb822 and one-line) where apt has no lists.
+debian_mirror() {
+	local m
+	if [ -n "${DEBIAN_MIRROR:-}" ]; then
+		echo "${DEBIAN_MIRROR%/}"
+		return
+	fi
+	m=$(apt-cache policy 2>/dev/null | awk '
+		$1 ~ /^[0-9]+$/ && $2 ~ /^[a-z+]+:\/\// { uri = $2; next }
+		/ release / && /o=Debian,/ && /l=Debian,/ && uri != "" { print uri; exit }')
+	if [ -z "$m" ]; then
+		m=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+			/etc/apt/sources.list.d/*.sources 2>/dev/null | awk '
+			/^deb / {
+				opt = 0
+				for (i = 2; i <= NF; i++) {
+					if ($i ~ /^\[/)
+						opt = 1
+					if (!opt)
+						break
+					if ($i ~ /\]$/)
+						opt = 0
+				}
+				if (i < NF && $(i + 1) !~ /-security/) { print $i; exit }
+			}
+			/^URIs:/ { uri = $2 }
+			/^Suites:/ && uri != "" && $0 !~ /-security/ { print uri; exit }
+			/^$/ { uri = "" }')
+	fi
+	[ -n "$m" ] || die "no Debian archive in this machine's apt sources (set DEBIAN_MIRROR)"
+	echo "${m%/}"
+}
+
 # Upstream's own weighted interleave, for comparison: the vmlinuz of the
 # newest Debian cloud kernel of upstream series $1 (default 6.12), fetched
 # once into $BUILD_DIR/upstream. Prints its path.
@@ -132,7 +170,7 @@ upstream_kernel() {
 		     -o APT::Sandbox::User=root)
 		mkdir -p "$dir/apt-$series/lists/partial" \
 			"$dir/apt-$series/cache/archives/partial"
-		echo "deb http://deb.debian.org/debian trixie-backports main" \
+		echo "deb $(debian_mirror) trixie-backports main" \
 			>"$dir/apt-$series/sources.list"
 		if [ -z "$(find "$dir/apt-$series/lists" -name '*Packages*' -mtime -1 2>/dev/null)" ]; then
 			apt-get "${apt[@]}" update >"$dir/apt-$series.log" 2>&1 ||
@@ -175,8 +213,10 @@ numactl_version() {
 numactl_apt() {
 	local aptdir=$BUILD_DIR/numactl/apt
 	mkdir -p "$aptdir/lists/partial" "$aptdir/cache/archives/partial"
-	printf '%s\n' "deb http://deb.debian.org/debian trixie main" \
-		"deb-src http://deb.debian.org/debian trixie main" > "$aptdir/sources.list"
+	local mirror
+	mirror=$(debian_mirror)
+	printf '%s\n' "deb $mirror trixie main" \
+		"deb-src $mirror trixie main" > "$aptdir/sources.list"
 	NUMACTL_APT=(-o "Dir::Etc::SourceList=$aptdir/sources.list"
 		-o Dir::Etc::SourceParts=/dev/null
 		-o "Dir::State::Lists=$aptdir/lists" -o "Dir::Cache=$aptdir/cache"

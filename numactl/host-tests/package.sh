@@ -32,7 +32,7 @@ set -uo pipefail
 
 DEBS=$(cd "${1:?usage: $0 DEBDIR [WORKDIR]}" && pwd)
 WORK=${2:-$DEBS/install-test}
-MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+MIRROR=$(debian_mirror)
 
 [ "$(id -u)" -eq 0 ] || bail "needs root (chroot, mount)"
 LIB=$(find "$DEBS" -maxdepth 1 -name 'libnuma1_*.deb' | head -1)

@@ -21,7 +21,7 @@ set -uo pipefail
 
 DEBS=$(cd "${1:?usage: $0 DEBDIR [WORKDIR]}" && pwd)
 WORK=${2:-$DEBS/install-test}
-MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+MIRROR=$(debian_mirror)
 SUITE=bookworm
 # the exposure systemd-analyze may give bwapd.service at most ("OK")
 MAX_EXPOSURE=2.5
