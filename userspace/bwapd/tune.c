@@ -744,10 +744,10 @@ int bwapd_tune(struct bwapd_target *t, const double *canonical,
 			r->handed_over = model;
 			ret = model ? line_search(&tu, o->start, "start") :
 				      search(&tu);
-		}
-		else if (!ret && model)
+		} else if (!ret && model) {
 			ret = line_search(&tu, round(tu.best / o->step) * o->step,
 					  "verify");
+		}
 		/* end on the best setting; the paper's search stays put */
 		if (!ret && !o->forward_only &&
 		    memcmp(tu.cur_w, tu.best_w, (size_t)t->nr_nodes))
