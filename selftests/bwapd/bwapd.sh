@@ -168,6 +168,16 @@ await_tuned() {
 		i=$((i + 1))
 	done
 }
+# placed PID: where the weighted anonymous pages of process PID lie,
+# mapping by mapping: its address and policy, and its pages per node.
+# Not the kernel's own bookkeeping beside them (active=, the LRU list a
+# page is on, changes as the kernel ages pages, with nothing moved).
+placed() {
+	grep 'anon=' "/proc/$1/numa_maps" | grep weighted |
+		awk '{ printf "%s %s %s", $1, $2, $3
+		       for (i = 4; i <= NF; i++) if ($i ~ /^N[0-9]+=/) printf " %s", $i
+		       print "" }'
+}
 # pages_follow LABEL W0 W1 W2 W3: the weighted anonymous pages of
 # process $hp, in all its mappings, lie on the nodes in these weights' shares: within
 # 1 %, or, where $follow is damon or migrate, within what their layout
@@ -295,7 +305,7 @@ else
 	numactl --cpunodebind=1 --weighted-interleave=1-3 $HOLD 16 >/tmp/other.out 2>&1 &
 	op=$!
 	hold 48
-	other=$(grep 'anon=' /proc/$op/numa_maps | grep weighted)
+	other=$(placed $op)
 	g0=$(globals)
 	k0=$(kdamonds)
 	t0=$(cut -d' ' -f1 /proc/uptime)
@@ -330,7 +340,7 @@ else
 			"$(echo "$out" | grep -c '"damon": {')"
 	fi
 	check "tuner: another process under weighted interleave is not moved" "$other" \
-		"$(grep 'anon=' /proc/$op/numa_maps | grep weighted)"
+		"$(placed $op)"
 	check "tuner: the global weights are untouched" "$g0" "$(globals)"
 	check "tuner: no DAMON state remains" "$k0" "$(kdamonds)"
 	kill $op
@@ -349,7 +359,7 @@ else
 
 	# another user's process: refused with the reason, nothing changed
 	if [ -x /usr/lib/wi/wi_runas ]; then
-		before=$(grep 'anon=' /proc/$hp/numa_maps | grep weighted)
+		before=$(placed $hp)
 		out=$(/usr/lib/wi/wi_runas 65534 bwapd --run-dir "" --canonical "$canon" \
 			--model "$MODEL" tune --pid $hp --workload "$WL" 2>&1)
 		rc=$?
@@ -358,7 +368,7 @@ else
 		check "tuner: another user's process: says why" 1 \
 			"$(echo "$out" | grep -c 'numa_maps: Permission denied: another user.s process takes CAP_SYS_PTRACE, which bwapd lacks; nothing changed')"
 		check "tuner: another user's process: pages untouched" "$before" \
-			"$(grep 'anon=' /proc/$hp/numa_maps | grep weighted)"
+			"$(placed $hp)"
 	else
 		skip "wi_runas not in the image"
 	fi
