@@ -436,8 +436,10 @@ TEST_F_TIMEOUT(inspect, metrics_match_the_layout, 600)
 	lo = 1;
 	hi = 0;
 	for (j = 0; j < 4; j++) {
-		lo = excl[j / 2][j % 2] < lo ? excl[j / 2][j % 2] : lo;
-		hi = excl[j / 2][j % 2] > hi ? excl[j / 2][j % 2] : hi;
+		double e = (&excl[0][0])[j];	/* both weighings, both ends */
+
+		lo = e < lo ? e : lo;
+		hi = e > hi ? e : hi;
 	}
 	TH_LOG("exclusivity %.3f, truth %.3f to %.3f (pages alike %.3f to %.3f, "
 	       "by writes %.3f to %.3f)", got, lo, hi, excl[0][0], excl[0][1],

@@ -52,7 +52,7 @@ static const char *const col_name[NR_COLS] = {
 
 struct acc {
 	int n, steps, sum_steps;
-	int led, led_steps;		/* runs the model kept the lead in */
+	struct tev_led led;
 	double v[MAX_RUNS];
 };
 
@@ -63,11 +63,7 @@ static void add(struct acc *a, const struct tev_run *r)
 	if (r->steps > a->steps)
 		a->steps = r->steps;
 	a->sum_steps += r->steps;
-	if (r->led) {
-		a->led++;
-		if (r->steps > a->led_steps)
-			a->led_steps = r->steps;
-	}
+	tev_led_add(&a->led, r);
 }
 
 struct bench {
@@ -317,7 +313,7 @@ int main(int argc, char **argv)
 			       mean, (double)a->sum_steps / a->n, a->steps);
 			if (col != COL_DWP && col != COL_PAPER)
 				printf("; %d led by the model, %d steps at most",
-				       a->led, a->led_steps);
+				       a->led.runs, a->led.steps);
 			printf("\n");
 		}
 	}

@@ -57,6 +57,20 @@ struct tev_run {
 	int led;		/* the model chose settings and kept the lead */
 };
 
+/* The runs in which the model kept the lead, and the most steps of one. */
+struct tev_led {
+	int runs, steps;
+};
+
+static inline void tev_led_add(struct tev_led *l, const struct tev_run *r)
+{
+	if (!r->led)
+		return;
+	l->runs++;
+	if (r->steps > l->steps)
+		l->steps = r->steps;
+}
+
 /* A preset of the model; on error msg says what is wrong. */
 #define tev_load(machine, workload, workers, m, wl, msg) \
 	bwm_preset_load(BWM_DATADIR, machine, workload, workers, m, wl, msg, \

@@ -53,7 +53,8 @@ static void each_case(struct __test_metadata *_metadata,
 }
 
 struct tally {
-	int nr, steps, group, led, led_steps;
+	int nr, steps, group;
+	struct tev_led led;
 	double v[MAX_RUNS];
 };
 
@@ -105,11 +106,7 @@ static void predict_case(struct __test_metadata *_metadata, void *arg,
 				TH_LOG("%s %s workers %x seed %d: %.4f of the optimum",
 				       mach, work, workers, s, r.of_opt);
 		/* where the model kept the lead: its steps, the check included */
-		if (r.led) {
-			ty->led++;
-			if (r.steps > ty->led_steps)
-				ty->led_steps = r.steps;
-		}
+		tev_led_add(&ty->led, &r);
 		worst = fmin(worst, r.of_opt);
 		steps = r.steps > steps ? r.steps : steps;
 		if (ty->nr < MAX_RUNS)
@@ -144,8 +141,8 @@ TEST(predicting_tuner_reaches_the_optimum)
 		tev_stats(ty[h].v, ty[h].nr, &worst, &median, &mean);
 		fprintf(stderr, "# %s: %d runs, worst %.4f, median %.4f of the optimum, at most %d steps; "
 			"the model kept the lead in %d runs, at most %d steps\n",
-			group[h], ty[h].nr, worst, median, ty[h].steps, ty[h].led,
-			ty[h].led_steps);
+			group[h], ty[h].nr, worst, median, ty[h].steps,
+			ty[h].led.runs, ty[h].led.steps);
 		EXPECT_GE(median, 0.995);
 		EXPECT_LT(30, ty[h].nr);
 	}
