@@ -189,7 +189,10 @@ static int parse_line(char *line, struct bwapd_vma *v, int nr_nodes,
 	return n > 0;
 }
 
-/* The end of every mapping from /proc/PID/maps, matched by start. */
+/*
+ * The end of every mapping from /proc/PID/maps, matched by start.  The
+ * process may have exited since numa_maps was read: -ESRCH.
+ */
 static int read_ends(pid_t pid, struct bwapd_vmas *vs)
 {
 	char path[64], line[512];
@@ -199,7 +202,7 @@ static int read_ends(pid_t pid, struct bwapd_vmas *vs)
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	f = fopen(path, "r");
 	if (!f)
-		return -errno;
+		return errno == ENOENT ? -ESRCH : -errno;
 	while (fgets(line, sizeof(line), f) && i < vs->nr) {
 		unsigned long start, end;
 
@@ -270,6 +273,8 @@ int bwapd_process_vmas(struct bwapd_target *t, struct bwapd_vmas *vs,
 		return 0;
 	ret = read_ends(t->pid, vs);
 	if (ret) {
+		snprintf(t->why, sizeof(t->why), "/proc/%d/maps: %s",
+			 (int)t->pid, strerror(ret == -ESRCH ? ENOENT : -ret));
 		free(vs->v);
 		vs->v = NULL;
 	}

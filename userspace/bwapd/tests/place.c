@@ -5,9 +5,11 @@
  * (place_migrate.c) passing over the process's pages with move_pages(2):
  * every page found, none out of place where the layout is one node, a
  * pass that finds nothing changed reads no page, and the pages of a new
- * mapping found by the next pass.  The layout across nodes is checked
+ * mapping found by the next pass.  And the process gone between any two
+ * of bwapd's looks at its files in /proc: bwapd says it exited.  The layout across nodes is checked
  * in the test machine (selftests/bwapd/bwapd.sh), which has four.
  */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -59,6 +61,34 @@ static pid_t holder(int mode, int ready[2], int go[2])
 			_exit(4);
 	} while (read(go[0], &c, 1) == 1);
 	_exit(0);
+}
+
+/*
+ * The process that dies at the doomed_at-th file of /proc/PID that
+ * bwapd opens as a stream (counted in proc_opens): it is killed and
+ * reaped just before that open, as a process may exit between any two
+ * of bwapd's looks.
+ */
+static pid_t doomed = -1;
+static int doomed_at, proc_opens;
+
+FILE *fopen(const char *path, const char *mode)
+{
+	static FILE *(*next)(const char *, const char *);
+	char dir[32];
+	int st;
+
+	if (!next)
+		next = (FILE *(*)(const char *, const char *))
+			dlsym(RTLD_NEXT, "fopen");
+	snprintf(dir, sizeof(dir), "/proc/%d/", (int)doomed);
+	if (doomed > 0 && !strncmp(path, dir, strlen(dir)) &&
+	    ++proc_opens == doomed_at) {
+		kill(doomed, SIGKILL);
+		waitpid(doomed, &st, 0);
+		doomed = -1;
+	}
+	return next(path, mode);
 }
 
 FIXTURE(place)
@@ -193,6 +223,57 @@ TEST_F(place, migrate_passes)
 	self->pid = -1;
 	EXPECT_EQ(-ESRCH, self->t.ops->migrate(&self->t, w, self->t.nr_nodes,
 					       &o, &m));
+}
+
+/*
+ * The process gone before each file of /proc/PID that a count of its
+ * pages and a pass of the migration read, in turn: each says it exited
+ * (-ESRCH), never another error, until a count and a pass that read
+ * them all with the process alive.
+ */
+TEST_F(place, process_gone_between_looks)
+{
+	struct bwapd_migrate_opts o = { .batch = 256 };
+	struct bwapd_migration m;
+	uint8_t w[BWAPD_MAX_NODES] = { 1 };
+	uint64_t pages[BWAPD_MAX_NODES];
+	int at, ret, gone;
+
+	for (at = 1; at < 64; at++) {
+		self->pid = holder(MPOL_INTERLEAVE, self->ready, self->go);
+		ASSERT_EQ(0, wait_ready(self->ready[0]));
+		ASSERT_EQ(0, bwapd_target_process(&self->t, self->pid,
+						  self->topo.nr_nodes,
+						  &self->topo));
+		bwapd_target_process_place(&self->t, BWAPD_PLACE_MIGRATE, "", 0);
+		proc_opens = 0;
+		doomed_at = at;
+		doomed = self->pid;
+		ret = self->t.ops->pages(&self->t, pages, self->t.nr_nodes);
+		if (!ret)
+			ret = self->t.ops->set_weights(&self->t, w,
+						       self->t.nr_nodes);
+		if (!ret)
+			ret = self->t.ops->migrate(&self->t, w, self->t.nr_nodes,
+						   &o, &m);
+		gone = doomed < 0;
+		doomed = -1;
+		EXPECT_EQ(gone ? -ESRCH : 0, ret)
+			TH_LOG("gone before open %d of /proc/%d: %s", at,
+			       (int)self->pid, self->t.why);
+		bwapd_target_close(&self->t);
+		memset(&self->t, 0, sizeof(self->t));
+		if (gone) {
+			self->pid = -1;
+			continue;
+		}
+		/* the looks all done alive: every open had its turn */
+		TH_LOG("%d opens of /proc/%d, the process gone before each",
+		       at - 1, (int)self->pid);
+		EXPECT_LT(1, at);
+		return;
+	}
+	EXPECT_LT(at, 64) TH_LOG("more than 63 opens of /proc/PID");
 }
 
 /*
