@@ -20,6 +20,9 @@
  *                if not, the controller is at least that fast
  *   interconnect CPU node c loads every other node at once: what its
  *                routes share on their way in
+ *   fan          a route that the links offer more than one way to
+ *                take, beside flows that fill a link of one way only:
+ *                which way the machine routes it (choose_routes())
  *   pair         c loads two nodes whose routes an inferred link would
  *                carry both (after the others, from their links)
  *
@@ -147,7 +150,7 @@ int bwapd_mm_prior(const struct bwapd_topology *t,
 
 /* The kinds of phase, in the order they run. */
 enum phase_kind { PH_CHASE, PH_READ, PH_WRITE, PH_CTRL_READ, PH_CTRL_WRITE,
-		  PH_INTERCONNECT, PH_NR, PH_PAIR = PH_NR, PH_LINK };
+		  PH_INTERCONNECT, PH_NR, PH_PAIR = PH_NR, PH_LINK, PH_FAN };
 
 /* One phase: its flows, and what each moved and the latency it saw. */
 struct phase {
@@ -156,6 +159,8 @@ struct phase {
 	struct bwm_flow f[BWAPD_MAX_NODES];
 	double g[BWAPD_MAX_NODES], g_se[BWAPD_MAX_NODES];
 	double ns[BWAPD_MAX_NODES], ns_se[BWAPD_MAX_NODES];	/* 0: untimed */
+	/* PH_FAN: the route from ra to rb, as its candidate cand would go */
+	int ra, rb, cand;
 };
 
 /*
@@ -222,9 +227,14 @@ void bwapd_mm_opts_default(struct bwapd_mm_opts *o)
 	o->repeats = 3;
 }
 
+/*
+ * A fan phase asks only whether two flows slow each other down, which a
+ * third of a route's time shows (a drop of 3 % or more).
+ */
 static double phase_seconds(const struct bwapd_mm_opts *o, const struct phase *p)
 {
-	return p->kind == PH_CHASE ? o->chase_seconds : o->seconds;
+	return p->kind == PH_CHASE ? o->chase_seconds :
+	       p->kind == PH_FAN ? o->seconds / 3 : o->seconds;
 }
 
 int bwapd_mm_plan(const struct bwapd_topology *t,
@@ -864,6 +874,248 @@ static int pair_phases(struct bwm_machine *m, const struct bwapd_topology *t,
 	return np;
 }
 
+/*
+ * Which of several routes alike the machine takes.  Between two nodes
+ * the links may offer more than one route of the fewest hops (a square,
+ * a ladder's rungs and rails); the model chooses by the links' widths,
+ * which the benchmark measures with noise, while the machine chooses by
+ * its own routing tables.  No figure of a route alone tells them apart:
+ * the routes differ only in which other routes they share a link with.
+ * So for each candidate a fan phase loads the route together with its
+ * witnesses: the flows of one hop over a link that only this candidate
+ * crosses (reads one way, writes the other), from other CPU nodes, which
+ * fill that link.  Where the route is that candidate, it shares the
+ * full link and moves less than alone; elsewhere it keeps its pace.  The
+ * candidate under which the route loses the most, by SHARED_BELOW or
+ * more and clearly more than under the next, is the machine's route;
+ * otherwise the model keeps its choice.  (The witnesses' own losses say
+ * nothing: they share the link with each other.)
+ */
+#define MAX_CANDS	4
+
+struct cands {
+	int n;
+	uint8_t hops[MAX_CANDS];
+	uint8_t node[MAX_CANDS][BWAPD_MAX_NODES];	/* from a, to b */
+};
+
+static void cands_walk(const struct bwm_machine *m, const int *dist, int b,
+		       uint8_t *path, int h, struct cands *c)
+{
+	int l, v = path[h];
+
+	if (v == b) {
+		if (c->n < MAX_CANDS) {
+			c->hops[c->n] = (uint8_t)h;
+			memcpy(c->node[c->n], path, (size_t)h + 1);
+		}
+		c->n++;
+		return;
+	}
+	for (l = 0; l < m->nr_links; l++) {
+		int to = m->link[l].to;
+
+		if (m->link[l].from != v || dist[to] != h + 1 ||
+		    (to != b && dist[b] <= h + 1))
+			continue;
+		path[h + 1] = (uint8_t)to;
+		cands_walk(m, dist, b, path, h + 1, c);
+	}
+}
+
+/* Every route of the fewest hops from a to b; c->n > MAX_CANDS: too many. */
+static void route_cands(const struct bwm_machine *m, int a, int b,
+			struct cands *c)
+{
+	int dist[BWAPD_MAX_NODES], h, l, grew = 1;
+	uint8_t path[BWAPD_MAX_NODES];
+
+	for (h = 0; h < m->nr_nodes; h++)
+		dist[h] = h == a ? 0 : -1;
+	for (h = 0; grew && dist[b] < 0; h++) {
+		grew = 0;
+		for (l = 0; l < m->nr_links; l++)
+			if (dist[m->link[l].from] == h && dist[m->link[l].to] < 0) {
+				dist[m->link[l].to] = h + 1;
+				grew = 1;
+			}
+	}
+	c->n = 0;
+	if (dist[b] < 0)
+		return;
+	path[0] = (uint8_t)a;
+	cands_walk(m, dist, b, path, 0, c);
+}
+
+static int cand_has(const struct cands *c, int i, int u, int v)
+{
+	int h;
+
+	for (h = 0; h < c->hops[i]; h++)
+		if (c->node[i][h] == u && c->node[i][h + 1] == v)
+			return 1;
+	return 0;
+}
+
+/*
+ * A flow that takes the route from a to b: reads into b (write 0), or
+ * writes from a (1); the reads where both can, unless write is 1.
+ */
+static int route_flow(const struct bwapd_topology *t, int a, int b,
+		      int write, struct bwm_flow *f)
+{
+	memset(f, 0, sizeof(*f));
+	if (write < 1 && (t->mem_nodes & (1u << a)) && (t->cpu_nodes & (1u << b))) {
+		f->cpu = b;
+		f->mem = 1u << a;
+	} else if (write && (t->cpu_nodes & (1u << a)) && (t->mem_nodes & (1u << b))) {
+		f->cpu = a;
+		f->mem = 1u << b;
+		f->write = 1;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* What flow f moved alone (its route phase), 0 if none measured it. */
+static double flow_alone(const struct phase *ph, int nr, const struct bwm_flow *f)
+{
+	int mem = __builtin_ctz(f->mem);
+
+	return f->write ? alone(ph, nr, PH_WRITE, f->cpu, mem) :
+			  alone(ph, nr, PH_READ, mem, f->cpu);
+}
+
+/*
+ * The witnesses of candidate i over its link from u to v, which no other
+ * candidate crosses: the read of u by v's CPUs and the write of v by
+ * u's, where their CPU node is neither the route's nor the other's.
+ * Added to p's flows; what they moved alone, in all.
+ */
+static double witnesses(const struct bwapd_topology *t, const struct phase *ph,
+			int nr, int u, int v, struct phase *p)
+{
+	double all = 0;
+	int w, k;
+
+	for (w = 0; w < 2; w++) {
+		struct bwm_flow f;
+		double g;
+
+		if (!route_flow(t, u, v, w, &f))
+			continue;
+		for (k = 0; k < p->nf; k++)
+			if (p->f[k].cpu == f.cpu)
+				break;
+		g = flow_alone(ph, nr, &f);
+		if (k < p->nf || !(g > 0))
+			continue;
+		p->f[p->nf++] = f;
+		all += g;
+	}
+	return all;
+}
+
+/*
+ * The fan phases of every route with several candidates (at most
+ * MAX_CANDS), into out: one for each candidate with a link of its own
+ * that a witness can load, the one its witnesses load the most.
+ */
+static int fan_phases(const struct bwm_machine *m, const struct bwapd_topology *t,
+		      const struct phase *ph, int nr, struct phase *out)
+{
+	int n = t->nr_nodes, a, b, i, j, k, u, v, np = 0;
+
+	for (a = 0; a < n; a++)
+		for (b = 0; b < n; b++) {
+			struct bwm_flow route;
+			struct cands c;
+
+			if (a == b || !route_flow(t, a, b, -1, &route) ||
+			    !(flow_alone(ph, nr, &route) > 0))
+				continue;
+			route_cands(m, a, b, &c);
+			if (c.n < 2 || c.n > MAX_CANDS)
+				continue;
+			for (i = 0; i < c.n; i++) {
+				struct phase best = { .nf = 0 };
+				double most = 0;
+
+				for (k = 0; k < c.hops[i]; k++) {
+					struct phase p = { .kind = PH_FAN, .nf = 1 };
+					double g;
+
+					u = c.node[i][k];
+					v = c.node[i][k + 1];
+					for (j = 0; j < c.n; j++)
+						if (j != i && cand_has(&c, j, u, v))
+							break;
+					if (j < c.n)
+						continue;
+					p.f[0] = route;
+					g = witnesses(t, ph, nr, u, v, &p);
+					if (g > most) {
+						most = g;
+						best = p;
+					}
+				}
+				if (!(most > 0))
+					continue;
+				best.ra = a;
+				best.rb = b;
+				best.cand = i;
+				out[np++] = best;
+			}
+		}
+	return np;
+}
+
+/*
+ * Pin the route of each fan's winner in m (see above); the number of
+ * routes pinned.
+ */
+static int choose_routes(struct bwm_machine *m, const struct phase *ph, int nr)
+{
+	int i, j, pinned = 0;
+
+	memset(m->pin_hops, 0, sizeof(m->pin_hops));
+	for (i = 0; i < nr; i = j) {
+		double top = -1, next = -1;
+		int win = -1, h;
+		struct cands c;
+
+		if (ph[i].kind != PH_FAN) {
+			j = i + 1;
+			continue;
+		}
+		for (j = i; j < nr && ph[j].kind == PH_FAN &&
+			    ph[j].ra == ph[i].ra && ph[j].rb == ph[i].rb; j++) {
+			double both = flow_alone(ph, nr, &ph[j].f[0]);
+			double d = 1 - ph[j].g[0] / both;
+
+
+			if (d > top) {
+				next = top;
+				top = d;
+				win = ph[j].cand;
+			} else if (d > next) {
+				next = d;
+			}
+		}
+		if (top < SHARED_BELOW || top - next < SHARED_BELOW / 3)
+			continue;
+		route_cands(m, ph[i].ra, ph[i].rb, &c);
+		if (win >= c.n || win >= MAX_CANDS)
+			continue;
+		m->pin_hops[ph[i].ra][ph[i].rb] = c.hops[win];
+		for (h = 1; h < c.hops[win]; h++)
+			m->pin_via[ph[i].ra][ph[i].rb][h - 1] = c.node[win][h];
+		pinned++;
+	}
+	return pinned;
+}
+
 /* How far the model's answers are from the machine's, all phases. */
 static double residual(const struct bwm_machine *m, const struct phase *ph,
 		       int nr)
@@ -889,6 +1141,8 @@ int bwapd_mm_measure(struct bwapd_backend *b, const struct bwapd_topology *t,
 		     const struct bwapd_mm_opts *o,
 		     struct bwapd_machine_model *mm, char *why, size_t len)
 {
+	uint8_t pins[BWM_MAX_NODES][BWM_MAX_NODES];
+	uint8_t via[BWM_MAX_NODES][BWM_MAX_NODES][BWM_MAX_NODES - 2];
 	struct bwapd_machine_model prior = *mm;
 	struct bwm_error err;
 	struct phase *ph;
@@ -904,8 +1158,12 @@ int bwapd_mm_measure(struct bwapd_backend *b, const struct bwapd_topology *t,
 		return -EINVAL;
 	}
 	nr = plan(t, NULL);
-	/* and the pairs of routes over a link, two a link at most, later */
-	ph = calloc((size_t)nr + 1 + 2 * BWM_MAX_LINKS, sizeof(*ph));
+	/*
+	 * and later the fans of the routes alike, and the pairs of routes
+	 * over a link, two a link at most
+	 */
+	ph = calloc((size_t)nr + 1 + 2 * BWM_MAX_LINKS +
+		    (size_t)t->nr_nodes * t->nr_nodes * MAX_CANDS, sizeof(*ph));
 	if (!ph)
 		return -ENOMEM;
 	plan(t, ph);
@@ -934,8 +1192,21 @@ int bwapd_mm_measure(struct bwapd_backend *b, const struct bwapd_topology *t,
 					mm->m.node[j].ctrl_write_gbps = 0;
 		*with = *mm;
 		fit(with, ph, nr, t, 1);
-		/* routes the links would have share: load them together */
-		np = pair_phases(&with->m, t, ph, nr, ph + nr);
+		/* which of the routes alike the machine takes */
+		np = fan_phases(&with->m, t, ph, nr, ph + nr);
+		for (i = nr; !ret && i < nr + np; i++) {
+			ret = run_phase(b, o, &ph[i]);
+			mm->seconds += phase_seconds(o, &ph[i]);
+		}
+		nr += ret ? 0 : np;
+		if (!ret) {
+			choose_routes(&with->m, ph, nr);
+			bwm_machine_routes(&with->m, &err);
+			memcpy(pins, with->m.pin_hops, sizeof(pins));
+			memcpy(via, with->m.pin_via, sizeof(via));
+			/* routes the links would have share: load them together */
+			np = pair_phases(&with->m, t, ph, nr, ph + nr);
+		}
 		for (i = nr; !ret && i < nr + np; i++) {
 			ret = run_phase(b, o, &ph[i]);
 			mm->seconds += phase_seconds(o, &ph[i]);
@@ -945,8 +1216,13 @@ int bwapd_mm_measure(struct bwapd_backend *b, const struct bwapd_topology *t,
 		} else {
 			nr += np;
 			mm->phases = nr;
-			/* both fits start from what was measured, nothing shared */
+			/*
+			 * both fits start from what was measured, nothing
+			 * shared; the links' with the routes the fans chose
+			 */
 			*with = *mm;
+			memcpy(with->m.pin_hops, pins, sizeof(pins));
+			memcpy(with->m.pin_via, via, sizeof(via));
 			fit(with, ph, nr, t, 1);
 			fit(mm, ph, nr, t, 0);
 			/* the links, where they answer the phases better */

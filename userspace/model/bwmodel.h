@@ -79,6 +79,13 @@ struct bwm_machine {
 	int nr_links;
 	struct bwm_link link[BWM_MAX_LINKS];
 	uint64_t route[BWM_MAX_NODES][BWM_MAX_NODES];
+	/*
+	 * Routes given, not chosen (the file's "routes"): the one from a to
+	 * b takes pin_hops[a][b] links through the nodes pin_via[a][b][],
+	 * one fewer; 0: chosen by bwm_machine_routes().
+	 */
+	uint8_t pin_hops[BWM_MAX_NODES][BWM_MAX_NODES];
+	uint8_t pin_via[BWM_MAX_NODES][BWM_MAX_NODES][BWM_MAX_NODES - 2];
 };
 
 #define BWM_DEFAULT_QUEUE_FACTOR	0.15
@@ -99,9 +106,11 @@ char *bwm_machine_format(const struct bwm_machine *m, const char *description,
 			 const char *source);
 /*
  * Routes over the links: the fewest hops, then the widest narrowest
- * link, then the link listed first.  -EINVAL (err) if a link is invalid
- * or a node with CPUs cannot reach or be reached by every node.  The
- * parser calls it; a machine built in memory with links must too.
+ * link, then the link listed first; a pinned route (pin_hops) as given.
+ * -EINVAL (err) if a link is invalid, a pinned route crosses a link that
+ * is not there, or a node with CPUs cannot reach or be reached by every
+ * node.  The parser calls it; a machine built in memory with links must
+ * too.
  */
 int bwm_machine_routes(struct bwm_machine *m, struct bwm_error *err);
 /* Bitmask of the nodes with CPUs. */

@@ -125,6 +125,43 @@ static void route_from(const struct bwm_machine *m, int src,
 	}
 }
 
+/* The index of the link from a to b, or -1. */
+static int link_index(const struct bwm_machine *m, int a, int b)
+{
+	int l;
+
+	for (l = 0; l < m->nr_links; l++)
+		if (m->link[l].from == a && m->link[l].to == b)
+			return l;
+	return -1;
+}
+
+/*
+ * The links of the route pinned from a to b; -EINVAL (err) where a hop
+ * has no link or a node repeats.
+ */
+static int pinned_route(const struct bwm_machine *m, int a, int b,
+			uint64_t *out, struct bwm_error *err)
+{
+	int hops = m->pin_hops[a][b], from = a, h, l, to;
+	uint32_t seen = 1u << a;
+
+	*out = 0;
+	for (h = 0; h < hops; h++) {
+		to = h == hops - 1 ? b : m->pin_via[a][b][h];
+		l = to >= 0 && to < m->nr_nodes ? link_index(m, from, to) : -1;
+		if (l < 0 || (seen & (1u << to)))
+			return bwm_json_fail(err, NULL, "routes",
+					     "the route from node %d to node %d: %s node %d to node %d",
+					     a, b, l < 0 ? "no link from" :
+					     "a loop from", from, to);
+		seen |= 1u << to;
+		*out |= 1ull << l;
+		from = to;
+	}
+	return 0;
+}
+
 int bwm_machine_routes(struct bwm_machine *m, struct bwm_error *err)
 {
 	int used[BWM_MAX_LINKS] = { 0 };
@@ -134,14 +171,28 @@ int bwm_machine_routes(struct bwm_machine *m, struct bwm_error *err)
 	if (ret)
 		return ret;
 	memset(m->route, 0, sizeof(m->route));
-	if (!m->nr_links)
+	if (!m->nr_links) {
+		for (a = 0; a < m->nr_nodes; a++)
+			for (b = 0; b < m->nr_nodes; b++)
+				if (m->pin_hops[a][b])
+					return bwm_json_fail(err, NULL, "routes",
+							     "routes given without links");
 		return 0;
+	}
 	for (a = 0; a < m->nr_nodes; a++) {
 		route_from(m, a, used, m->route[a]);
 		for (b = 0; b < m->nr_nodes; b++)
 			for (l = 0; l < m->nr_links; l++)
 				used[l] += !!(m->route[a][b] & (1ull << l));
 	}
+	for (a = 0; a < m->nr_nodes; a++)
+		for (b = 0; b < m->nr_nodes; b++) {
+			if (!m->pin_hops[a][b])
+				continue;
+			ret = pinned_route(m, a, b, &m->route[a][b], err);
+			if (ret)
+				return ret;
+		}
 	for (a = 0; a < m->nr_nodes; a++) {
 		for (b = 0; b < m->nr_nodes; b++) {
 			if (a == b || m->route[a][b] ||
@@ -206,7 +257,11 @@ int bwm_machine_check(const struct bwm_machine *m, struct bwm_error *err)
 static const char *const machine_keys[] = {
 	"name", "description", "source", "cpu_ghz", "core_speed",
 	"queue_factor", "nodes",
-	"read_gbps", "write_gbps", "latency_ns", "links", NULL
+	"read_gbps", "write_gbps", "latency_ns", "links", "routes", NULL
+};
+
+static const char *const route_keys[] = {
+	"from", "to", "via", "comment", NULL
 };
 
 static const char *const link_keys[] = {
@@ -310,6 +365,90 @@ static int parse_links(const char *text, struct json_object *root,
 		a->from = (int)from;
 		a->to = (int)to;
 		m->nr_links = (int)i + 1;
+	}
+	if (!ret)
+		ret = bwm_machine_routes(m, err);
+	if (ret && err && !err->line)
+		bwm_json_locate(text, err->field, &err->line, &err->column);
+	return ret;
+}
+
+/* A node number at o[key] (a number already read into v). */
+static int node_number(const char *text, const char *prefix, double v,
+		       const struct bwm_machine *m, struct bwm_error *err)
+{
+	if (v != floor(v) || v < 0 || v >= m->nr_nodes)
+		return bwm_json_fail(err, text, prefix,
+				     "%g is not a node number (0 to %d)", v,
+				     m->nr_nodes - 1);
+	return 0;
+}
+
+/*
+ * "routes": the routes given rather than chosen, each from a node to
+ * another through the nodes of "via" (the links between them must be
+ * listed), at most one for each pair.  Then the routes are made.
+ */
+static int parse_routes(const char *text, struct json_object *root,
+			struct bwm_machine *m, struct bwm_error *err)
+{
+	struct json_object *routes, *via;
+	char prefix[32];
+	size_t i, k, n, nv;
+	int ret = 0;
+
+	if (!json_object_object_get_ex(root, "routes", &routes) || !routes)
+		return 0;
+	if (!json_object_is_type(routes, json_type_array))
+		return bwm_json_fail(err, text, "routes", "not an array");
+	n = json_object_array_length(routes);
+	for (i = 0; i < n && !ret; i++) {
+		struct json_object *o;
+		double from = 0, to = 0, v;
+
+		ret = bwm_json_array_object(text, routes, "routes", i,
+					    route_keys, prefix, sizeof(prefix),
+					    &o, err);
+		if (!ret)
+			ret = bwm_json_number(text, o, prefix, "from", true, 0,
+					      -1e9, 1e9, &from, err);
+		if (!ret)
+			ret = node_number(text, prefix, from, m, err);
+		if (!ret)
+			ret = bwm_json_number(text, o, prefix, "to", true, 0,
+					      -1e9, 1e9, &to, err);
+		if (!ret)
+			ret = node_number(text, prefix, to, m, err);
+		if (ret)
+			break;
+		if (from == to)
+			return bwm_json_fail(err, text, prefix,
+					     "from and to are the same node");
+		if (m->pin_hops[(int)from][(int)to])
+			return bwm_json_fail(err, text, prefix,
+					     "a second route from node %g to node %g",
+					     from, to);
+		if (!json_object_object_get_ex(o, "via", &via) || !via ||
+		    !json_object_is_type(via, json_type_array))
+			return bwm_json_fail(err, text, prefix,
+					     "via: an array of node numbers is required");
+		nv = json_object_array_length(via);
+		if (nv > BWM_MAX_NODES - 2)
+			return bwm_json_fail(err, text, prefix,
+					     "via: at most %d nodes",
+					     BWM_MAX_NODES - 2);
+		for (k = 0; k < nv && !ret; k++) {
+			struct json_object *e = json_object_array_get_idx(via, k);
+
+			if (!e || (!json_object_is_type(e, json_type_int) &&
+				   !json_object_is_type(e, json_type_double)))
+				return bwm_json_fail(err, text, prefix,
+						     "via: not a node number");
+			v = json_object_get_double(e);
+			ret = node_number(text, prefix, v, m, err);
+			m->pin_via[(int)from][(int)to][k] = (uint8_t)v;
+		}
+		m->pin_hops[(int)from][(int)to] = (uint8_t)(nv + 1);
 	}
 	if (!ret)
 		ret = bwm_machine_routes(m, err);
@@ -457,6 +596,8 @@ int bwm_machine_parse(const char *text, struct bwm_machine *m,
 	if (!ret)
 		ret = parse_links(text, root, m, err);
 	if (!ret)
+		ret = parse_routes(text, root, m, err);
+	if (!ret)
 		ret = bwm_machine_check(m, err);
 out:
 	json_object_put(root);
@@ -492,10 +633,36 @@ static struct json_object *matrix_json(const struct bwm_machine *m,
 	return a;
 }
 
+/* The pinned routes as the file lists them, or NULL where there are none. */
+static struct json_object *routes_json(const struct bwm_machine *m)
+{
+	struct json_object *a = NULL;
+	int i, j, k;
+
+	for (i = 0; i < m->nr_nodes; i++)
+		for (j = 0; j < m->nr_nodes; j++) {
+			struct json_object *r, *via;
+
+			if (!m->pin_hops[i][j])
+				continue;
+			if (!a)
+				a = json_object_new_array();
+			r = json_object_new_object();
+			via = json_object_new_array();
+			json_object_object_add(r, "from", json_object_new_int(i));
+			json_object_object_add(r, "to", json_object_new_int(j));
+			for (k = 0; k + 1 < m->pin_hops[i][j]; k++)
+				json_object_array_add(via, json_object_new_int(m->pin_via[i][j][k]));
+			json_object_object_add(r, "via", via);
+			json_object_array_add(a, r);
+		}
+	return a;
+}
+
 char *bwm_machine_format(const struct bwm_machine *m, const char *description,
 			 const char *source)
 {
-	struct json_object *o = json_object_new_object(), *nodes, *links;
+	struct json_object *o = json_object_new_object(), *nodes, *links, *routes;
 	char *text;
 	int i;
 
@@ -545,6 +712,9 @@ char *bwm_machine_format(const struct bwm_machine *m, const char *description,
 		}
 		json_object_object_add(o, "links", links);
 	}
+	routes = routes_json(m);
+	if (routes)
+		json_object_object_add(o, "routes", routes);
 	text = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
 	json_object_put(o);
 	return text;

@@ -398,7 +398,12 @@ static inline int tev_profile_model(const char *machine, uint64_t seed,
 
 	if (!mm)
 		return -ENOMEM;
-	snprintf(path, sizeof(path), "%s/machines/%s.json", BWM_DATADIR, machine);
+	/* a preset's name, or a machine file's path */
+	if (strchr(machine, '/'))
+		snprintf(path, sizeof(path), "%s", machine);
+	else
+		snprintf(path, sizeof(path), "%s/machines/%s.json", BWM_DATADIR,
+			 machine);
 	ret = bwapd_backend_model(&b, path, seed, noise, why, len);
 	if (ret) {
 		free(mm);

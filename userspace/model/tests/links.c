@@ -24,18 +24,25 @@ static const char line[] =
 	"            {\"from\": 1, \"to\": 2, \"gbps\": 10}]\n"
 	"}\n";
 
-static int parse_line_edit(const char *from, const char *to,
-			   struct bwm_machine *m, struct bwm_error *err)
+/* base with its first 'from' replaced by 'to', parsed. */
+static int parse_edit(const char *base, const char *from, const char *to,
+		      struct bwm_machine *m, struct bwm_error *err)
 {
-	char text[2048];
-	const char *p = strstr(line, from);
+	char text[4096];
+	const char *p = strstr(base, from);
 
 	if (!p)
 		return 1;
-	snprintf(text, sizeof(text), "%.*s%s%s", (int)(p - line), line, to,
+	snprintf(text, sizeof(text), "%.*s%s%s", (int)(p - base), base, to,
 		 p + strlen(from));
 	memset(err, 0, sizeof(*err));
 	return bwm_machine_parse(text, m, err);
+}
+
+static int parse_line_edit(const char *from, const char *to,
+			   struct bwm_machine *m, struct bwm_error *err)
+{
+	return parse_edit(line, from, to, m, err);
 }
 
 static void app(struct bwm_workload *wl, uint32_t workers, double read)
@@ -89,6 +96,98 @@ TEST(routes_take_the_widest_of_the_shortest)
 	m.link[1].gbps = 3;
 	ASSERT_EQ(0, bwm_machine_routes(&m, NULL));
 	EXPECT_EQ((1ull << 3) | (1ull << 1), m.route[3][0]);
+}
+
+/*
+ * A route given in the file ("routes") rather than chosen: the square of
+ * routes_take_the_widest_of_the_shortest, 3 -> 0 pinned through node 1
+ * (narrower than through 2); the format lists it, and reads it back.
+ */
+static const char square[] =
+	"{\n"
+	"  \"name\": \"square\", \"cpu_ghz\": 2,\n"
+	"  \"nodes\": [{\"cpus\": 2, \"ctrl_read_gbps\": 10},\n"
+	"            {\"cpus\": 2, \"ctrl_read_gbps\": 10},\n"
+	"            {\"cpus\": 2, \"ctrl_read_gbps\": 10},\n"
+	"            {\"cpus\": 2, \"ctrl_read_gbps\": 10}],\n"
+	"  \"read_gbps\": [[5, 5, 5, 5], [5, 5, 5, 5], [5, 5, 5, 5], [5, 5, 5, 5]],\n"
+	"  \"latency_ns\": [[100, 100, 100, 100], [100, 100, 100, 100],\n"
+	"                 [100, 100, 100, 100], [100, 100, 100, 100]],\n"
+	"  \"links\": [{\"from\": 0, \"to\": 1, \"gbps\": 4},\n"
+	"            {\"from\": 1, \"to\": 0, \"gbps\": 4},\n"
+	"            {\"from\": 1, \"to\": 3, \"gbps\": 3},\n"
+	"            {\"from\": 3, \"to\": 1, \"gbps\": 3},\n"
+	"            {\"from\": 3, \"to\": 2, \"gbps\": 8},\n"
+	"            {\"from\": 2, \"to\": 3, \"gbps\": 8},\n"
+	"            {\"from\": 2, \"to\": 0, \"gbps\": 8},\n"
+	"            {\"from\": 0, \"to\": 2, \"gbps\": 8}],\n"
+	"  \"routes\": [{\"from\": 3, \"to\": 0, \"via\": [1]}]\n"
+	"}\n";
+
+TEST(routes_given_are_kept)
+{
+	struct bwm_machine m, back;
+	struct bwm_error err;
+	char *text;
+
+	ASSERT_EQ(0, bwm_machine_parse(square, &m, &err)) TH_LOG("%s", err.msg);
+	EXPECT_EQ((1ull << 3) | (1ull << 1), m.route[3][0]);	/* via 1 */
+	EXPECT_EQ((1ull << 7) | (1ull << 5), m.route[0][3]);	/* chosen */
+	/* new widths choose again, but not the route given */
+	m.link[3].gbps = 1;
+	ASSERT_EQ(0, bwm_machine_routes(&m, &err));
+	EXPECT_EQ((1ull << 3) | (1ull << 1), m.route[3][0]);
+	text = bwm_machine_format(&m, NULL, NULL);
+	ASSERT_NE(NULL, text);
+	EXPECT_NE(NULL, strstr(text, "\"routes\""));
+	ASSERT_EQ(0, bwm_machine_parse(text, &back, &err)) TH_LOG("%s", err.msg);
+	free(text);
+	EXPECT_EQ(m.route[3][0], back.route[3][0]);
+	EXPECT_EQ(0, memcmp(m.pin_hops, back.pin_hops, sizeof(m.pin_hops)));
+	/* none given, none listed */
+	memset(m.pin_hops, 0, sizeof(m.pin_hops));
+	text = bwm_machine_format(&m, NULL, NULL);
+	ASSERT_NE(NULL, text);
+	EXPECT_EQ(NULL, strstr(text, "\"routes\""));
+	free(text);
+}
+
+TEST(route_errors)
+{
+	static const struct {
+		const char *from, *to, *field, *msg;
+	} bad[] = {
+		{ "\"via\": [1]", "\"via\": [2, 1]", "routes",
+		  "no link from node 2 to node 1" },
+		{ "\"via\": [1]", "\"via\": [1, 3]", "routes",
+		  "a loop from node 1 to node 3" },
+		{ "\"via\": [1]", "\"via\": [9]", "routes[0]",
+		  "not a node number" },
+		{ "\"via\": [1]", "\"via\": 1", "routes[0]",
+		  "via: an array" },
+		{ "\"from\": 3, \"to\": 0", "\"from\": 0, \"to\": 0",
+		  "routes[0]", "the same node" },
+		{ "\"via\": [1]}", "\"via\": [1]}, {\"from\": 3, \"to\": 0, \"via\": [2]}",
+		  "routes[1]", "a second route" },
+		{ "\"via\": [1]", "\"vai\": [1]", "routes[0].vai", "unknown" },
+	};
+	struct bwm_machine m;
+	struct bwm_error err;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(-EINVAL, parse_edit(square, bad[i].from, bad[i].to,
+					      &m, &err)) TH_LOG("%zu", i);
+		EXPECT_STREQ(bad[i].field, err.field) TH_LOG("%zu", i);
+		EXPECT_NE(NULL, strstr(err.msg, bad[i].msg))
+			TH_LOG("%zu: %s", i, err.msg);
+	}
+	/* routes need the links they cross */
+	memset(&m, 0, sizeof(m));
+	ASSERT_EQ(0, bwm_machine_parse(square, &m, &err));
+	m.nr_links = 0;
+	EXPECT_EQ(-EINVAL, bwm_machine_routes(&m, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "without links"));
 }
 
 /*
