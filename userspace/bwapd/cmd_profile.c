@@ -100,6 +100,10 @@ static int profile_model(struct bwapd_backend *b, const struct bwapd_topology *t
 	return 0;
 }
 
+/* The benchmark time of the worker sets, by default; a set's least. */
+#define SETS_SECONDS		90.0
+#define SETS_MIN_SECONDS	0.5
+
 int cmd_profile(const struct opts *o)
 {
 	static struct bwapd_sets sets;
@@ -151,6 +155,19 @@ int cmd_profile(const struct opts *o)
 	po.progress = show_progress;
 	po.progress_arg = &prog;
 	prog.nr_sets = counters ? sets.nr_profile : 0;
+	/*
+	 * The sets' part within SETS_SECONDS unless --seconds says otherwise:
+	 * a machine without symmetries profiles five times the sets of one
+	 * with four (ladder-8: 127), and the model's phases take over three
+	 * minutes of an 8-node machine's five.
+	 */
+	if (counters && !o->seconds_given && sets.nr_profile > 0 &&
+	    sets.nr_profile * po.seconds > SETS_SECONDS) {
+		po.seconds = fmax(SETS_MIN_SECONDS, SETS_SECONDS / sets.nr_profile);
+		prog.seconds = po.seconds;
+		bwapd_log(BWAPD_LOG_INFO, "%.2f s a worker set, %.0f s in all (--seconds "
+			  "sets another time)", po.seconds, po.seconds * sets.nr_profile);
+	}
 
 	ret = bwapd_file_init(&file, sets.nr_profile + sets.nr_symmetric);
 	if (ret) {

@@ -76,7 +76,8 @@ static const struct optdef {
 	  "no counters: weights from HMAT or SLIT" },
 	{ "seconds", K_DBL, O(seconds), 0.1, 3600, B(C_PROFILE) | TUNERS | B(C_INSPECT), "S",
 	  "benchmark time per worker set; inspect: sampling time, 0.1 to 3600\n"
-	  "(default 2)" },
+	  "(default 2; profile: less, down to 0.5, where the sets would take\n"
+	  "over 90 s)" },
 	{ "u8-err", K_DBL, O(u8_err), 0, 0.999999, B(C_PROFILE) | TUNERS | B(C_INSPECT), "E",
 	  "largest page-share error of integer weights (default 0.005; the\n"
 	  "tuner's weights 0.001)" },
@@ -424,6 +425,7 @@ int opts_metric(const int *seen, struct opts *o, const char *where)
 {
 	if (seen[opts_index("u8-err")])
 		o->tune.u8_err = o->u8_err;
+	o->seconds_given = seen[opts_index("seconds")] > 0;
 	if (o->global && seen[opts_index("placement")] &&
 	    o->placement != BWAPD_PLACE_GLOBAL) {
 		bwapd_log(BWAPD_LOG_ERR, "%s: --global is --placement global: it "

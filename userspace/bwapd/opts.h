@@ -33,6 +33,7 @@ struct opts {
 	double noise;
 	int json, dry_run, no_counters;
 	double seconds, u8_err;
+	int seconds_given;		/* --seconds on the command line */
 	struct bwapd_set_opts sets;
 	/* tune and exec */
 	pid_t pid;
