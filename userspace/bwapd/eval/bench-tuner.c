@@ -25,8 +25,9 @@
  * the optimum column is then the seeds' mean, in 1e9 instructions a
  * second.  The applications are drawn for seeds from --app-seed on:
  * 500 (the default) are those the tuner may be developed on; 9000 were
- * held out from the fit's threads and are spent, 12000 are held out from
- * the next change of the tuner, run once it is done.  --app-parts keeps only
+ * held out from the fit's threads and are spent, 12000 judged the fan
+ * phases of the profile and are spent, 15000 are held out from the next
+ * change of the tuner, run once it is done.  --app-parts keeps only
  * some of what makes an application more than its workload (a comma
  * list of phases, threads, prefetch, stalls), to see what each costs.
  * Per case the worst fraction of the optimum and the most steps; then
