@@ -228,8 +228,9 @@ void bwapd_mm_opts_default(struct bwapd_mm_opts *o)
 }
 
 /*
- * A fan phase asks only whether two flows slow each other down, which a
- * third of a route's time shows (a drop of 3 % or more).
+ * A fan phase asks only whether the route slows down beside its
+ * witnesses, which a third of a route's time shows (a drop of 3 % or
+ * more).
  */
 static double phase_seconds(const struct bwapd_mm_opts *o, const struct phase *p)
 {
@@ -958,8 +959,9 @@ static int cand_has(const struct cands *c, int i, int u, int v)
 }
 
 /*
- * A flow that takes the route from a to b: reads into b (write 0), or
- * writes from a (1); the reads where both can, unless write is 1.
+ * A flow that takes the route from a to b: the read of a by b's CPUs
+ * (write 0), the write of b by a's (write 1), or the read where both can
+ * (write -1).  0 if there is none.
  */
 static int route_flow(const struct bwapd_topology *t, int a, int b,
 		      int write, struct bwm_flow *f)
@@ -1091,9 +1093,8 @@ static int choose_routes(struct bwm_machine *m, const struct phase *ph, int nr)
 		}
 		for (j = i; j < nr && ph[j].kind == PH_FAN &&
 			    ph[j].ra == ph[i].ra && ph[j].rb == ph[i].rb; j++) {
-			double both = flow_alone(ph, nr, &ph[j].f[0]);
-			double d = 1 - ph[j].g[0] / both;
-
+			/* what the route lost beside this way's witnesses */
+			double d = 1 - ph[j].g[0] / flow_alone(ph, nr, &ph[j].f[0]);
 
 			if (d > top) {
 				next = top;
