@@ -100,10 +100,6 @@ static int profile_model(struct bwapd_backend *b, const struct bwapd_topology *t
 	return 0;
 }
 
-/* The benchmark time of the worker sets, by default; a set's least. */
-#define SETS_SECONDS		90.0
-#define SETS_MIN_SECONDS	0.5
-
 int cmd_profile(const struct opts *o)
 {
 	static struct bwapd_sets sets;
@@ -119,6 +115,7 @@ int cmd_profile(const struct opts *o)
 	char why[512] = "";
 	int ret, i, counters = 0;
 	time_t now = time(NULL);
+	double set_s;
 
 	/* where the file goes, before minutes of measuring */
 	ret = bwapd_file_dir(o->file, why, sizeof(why));
@@ -156,15 +153,15 @@ int cmd_profile(const struct opts *o)
 	po.progress_arg = &prog;
 	prog.nr_sets = counters ? sets.nr_profile : 0;
 	/*
-	 * The sets' part within SETS_SECONDS unless --seconds says otherwise:
+	 * The sets' part within BWAPD_SETS_SECONDS unless --seconds says so:
 	 * a machine without symmetries profiles five times the sets of one
 	 * with four (ladder-8: 127), and the model's phases take over three
 	 * minutes of an 8-node machine's five.
 	 */
-	if (counters && !o->seconds_given && sets.nr_profile > 0 &&
-	    sets.nr_profile * po.seconds > SETS_SECONDS) {
-		po.seconds = fmax(SETS_MIN_SECONDS, SETS_SECONDS / sets.nr_profile);
-		prog.seconds = po.seconds;
+	set_s = bwapd_profile_set_seconds(sets.nr_profile, po.seconds,
+					  o->seconds_given);
+	if (counters && set_s != po.seconds) {
+		po.seconds = prog.seconds = set_s;
 		bwapd_log(BWAPD_LOG_INFO, "%.2f s a worker set, %.0f s in all (--seconds "
 			  "sets another time)", po.seconds, po.seconds * sets.nr_profile);
 	}

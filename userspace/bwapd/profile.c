@@ -218,3 +218,10 @@ void bwapd_result_permute(const struct bwapd_result *from,
 		to->weights[i] = from->weights[s->map[i]];
 	}
 }
+
+double bwapd_profile_set_seconds(int nr, double seconds, int given)
+{
+	if (given || nr <= 0 || nr * seconds <= BWAPD_SETS_SECONDS)
+		return seconds;
+	return fmax(BWAPD_SET_MIN_SECONDS, BWAPD_SETS_SECONDS / nr);
+}

@@ -42,6 +42,15 @@ struct bwapd_profile_opts {
 };
 
 /*
+ * The benchmark time of each of nr worker sets: 'seconds' where it was
+ * given, or where the sets take BWAPD_SETS_SECONDS at most with it;
+ * otherwise shortened to share that, down to BWAPD_SET_MIN_SECONDS.
+ */
+#define BWAPD_SETS_SECONDS	90.0
+#define BWAPD_SET_MIN_SECONDS	0.5
+double bwapd_profile_set_seconds(int nr, double seconds, int given);
+
+/*
  * Estimate bw(i -> w) for the workers and fill r: from the counters when
  * counters_ok, else from HMAT, else SLIT.
  */

@@ -192,4 +192,20 @@ TEST(hmat_numa4_figures)
 	rm_tree(dir);
 }
 
+/*
+ * The worker sets' benchmark time: 2 s a set while the sets take 90 s at
+ * most (machine A's 17), then shared (ladder-8's 127: 0.71 s), never
+ * below 0.5 s; --seconds, given, holds.
+ */
+TEST(sets_share_the_benchmark_time)
+{
+	EXPECT_EQ(2.0, bwapd_profile_set_seconds(17, 2, 0));
+	EXPECT_EQ(2.0, bwapd_profile_set_seconds(45, 2, 0));
+	EXPECT_NEAR(90.0 / 127, bwapd_profile_set_seconds(127, 2, 0), 1e-12);
+	EXPECT_EQ(0.5, bwapd_profile_set_seconds(255, 2, 0));
+	EXPECT_EQ(2.0, bwapd_profile_set_seconds(127, 2, 1));
+	EXPECT_EQ(0.3, bwapd_profile_set_seconds(127, 0.3, 0));
+	EXPECT_EQ(2.0, bwapd_profile_set_seconds(0, 2, 0));
+}
+
 TEST_HARNESS_MAIN
