@@ -1073,13 +1073,10 @@ static int fan_phases(const struct bwm_machine *m, const struct bwapd_topology *
 	return np;
 }
 
-/*
- * Pin the route of each fan's winner in m (see above); the number of
- * routes pinned.
- */
-static int choose_routes(struct bwm_machine *m, const struct phase *ph, int nr)
+/* Pin the route of each fan's winner in m (see above). */
+static void choose_routes(struct bwm_machine *m, const struct phase *ph, int nr)
 {
-	int i, j, pinned = 0;
+	int i, j;
 
 	memset(m->pin_hops, 0, sizeof(m->pin_hops));
 	for (i = 0; i < nr; i = j) {
@@ -1112,9 +1109,7 @@ static int choose_routes(struct bwm_machine *m, const struct phase *ph, int nr)
 		m->pin_hops[ph[i].ra][ph[i].rb] = c.hops[win];
 		for (h = 1; h < c.hops[win]; h++)
 			m->pin_via[ph[i].ra][ph[i].rb][h - 1] = c.node[win][h];
-		pinned++;
 	}
-	return pinned;
 }
 
 /* How far the model's answers are from the machine's, all phases. */

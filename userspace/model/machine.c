@@ -366,10 +366,6 @@ static int parse_links(const char *text, struct json_object *root,
 		a->to = (int)to;
 		m->nr_links = (int)i + 1;
 	}
-	if (!ret)
-		ret = bwm_machine_routes(m, err);
-	if (ret && err && !err->line)
-		bwm_json_locate(text, err->field, &err->line, &err->column);
 	return ret;
 }
 
@@ -387,21 +383,22 @@ static int node_number(const char *text, const char *prefix, double v,
 /*
  * "routes": the routes given rather than chosen, each from a node to
  * another through the nodes of "via" (the links between them must be
- * listed), at most one for each pair.  Then the routes are made.
+ * listed), at most one for each pair.  Then the routes are made, once
+ * the links and these are read.
  */
 static int parse_routes(const char *text, struct json_object *root,
 			struct bwm_machine *m, struct bwm_error *err)
 {
-	struct json_object *routes, *via;
+	struct json_object *routes = NULL, *via;
 	char prefix[32];
-	size_t i, k, n, nv;
+	size_t i, k, n = 0, nv;
 	int ret = 0;
 
-	if (!json_object_object_get_ex(root, "routes", &routes) || !routes)
-		return 0;
-	if (!json_object_is_type(routes, json_type_array))
+	if (json_object_object_get_ex(root, "routes", &routes) && routes &&
+	    !json_object_is_type(routes, json_type_array))
 		return bwm_json_fail(err, text, "routes", "not an array");
-	n = json_object_array_length(routes);
+	if (routes)
+		n = json_object_array_length(routes);
 	for (i = 0; i < n && !ret; i++) {
 		struct json_object *o;
 		double from = 0, to = 0, v;
