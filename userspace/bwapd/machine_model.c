@@ -1020,15 +1020,43 @@ static double witnesses(const struct bwapd_topology *t, const struct phase *ph,
 }
 
 /*
+ * What the first fit predicts route a -> b loses in fan p if it took
+ * candidate i (pinned in a copy of m, 'mi'); -1 if it cannot tell.
+ */
+static double fan_loss(const struct bwm_machine *m, struct bwm_machine *mi,
+		       const struct cands *c, int i, const struct phase *p)
+{
+	struct bwm_flow_result r[BWAPD_MAX_NODES], r1;
+	int a = c->node[i][0], b = c->node[i][c->hops[i]], h;
+
+	*mi = *m;
+	mi->pin_hops[a][b] = c->hops[i];
+	for (h = 1; h < c->hops[i]; h++)
+		mi->pin_via[a][b][h - 1] = c->node[i][h];
+	if (bwm_machine_routes(mi, NULL) ||
+	    bwm_bench_flows(mi, 1, p->f, 0, NULL, &r1) ||
+	    bwm_bench_flows(mi, p->nf, p->f, 0, NULL, r) || !(r1.gbps > 0))
+		return -1;
+	return 1 - r[0].gbps / r1.gbps;
+}
+
+/*
  * The fan phases of every route with several candidates (at most
  * MAX_CANDS), into out: one for each candidate with a link of its own
- * that a witness can load, the one its witnesses load the most.
+ * that a witness can load, the one under which the first fit predicts
+ * the route loses the most if it is that candidate (on a tie, the one
+ * its witnesses load the most).  Beside witnesses on a link wider than
+ * the route's narrowest, or whose witnesses are held back elsewhere,
+ * the route keeps its pace whichever way it goes.
  */
 static int fan_phases(const struct bwm_machine *m, const struct bwapd_topology *t,
 		      const struct phase *ph, int nr, struct phase *out)
 {
 	int n = t->nr_nodes, a, b, i, j, k, u, v, np = 0;
+	struct bwm_machine *mi = malloc(sizeof(*mi));
 
+	if (!mi)
+		return 0;
 	for (a = 0; a < n; a++)
 		for (b = 0; b < n; b++) {
 			struct bwm_flow route;
@@ -1042,11 +1070,11 @@ static int fan_phases(const struct bwm_machine *m, const struct bwapd_topology *
 				continue;
 			for (i = 0; i < c.n; i++) {
 				struct phase best = { .nf = 0 };
-				double most = 0;
+				double most = 0, loses = -2;
 
 				for (k = 0; k < c.hops[i]; k++) {
 					struct phase p = { .kind = PH_FAN, .nf = 1 };
-					double g;
+					double g, d;
 
 					u = c.node[i][k];
 					v = c.node[i][k + 1];
@@ -1057,7 +1085,12 @@ static int fan_phases(const struct bwm_machine *m, const struct bwapd_topology *
 						continue;
 					p.f[0] = route;
 					g = witnesses(t, ph, nr, u, v, &p);
-					if (g > most) {
+					if (!(g > 0))
+						continue;
+					d = fan_loss(m, mi, &c, i, &p);
+					if (d > loses + 1e-3 ||
+					    (d > loses - 1e-3 && g > most)) {
+						loses = d;
 						most = g;
 						best = p;
 					}
@@ -1070,6 +1103,7 @@ static int fan_phases(const struct bwm_machine *m, const struct bwapd_topology *
 				out[np++] = best;
 			}
 		}
+	free(mi);
 	return np;
 }
 

@@ -17,8 +17,9 @@
  * The model is what bwapd profile measured of the machine, or what the
  * firmware says of it: it can be wrong.  Before any step it must agree
  * with what was measured of this machine already, the workers' canonical
- * weights (model_agrees); a model that does not is not of this machine,
- * and the DWP search tunes without it.  Every prediction is checked by
+ * weights, within MODEL_AGREE; a model that does not is not of this
+ * machine, and the DWP search tunes without it.  One that does is
+ * calibrated to them (calibrate()).  Every prediction is checked by
  * the measurement that follows it.  One from a fit of two points or more
  * that misses by over 3 % hands the tuning to the DWP search, run as it
  * would have run without the model, with max_steps of its own; the best
@@ -206,6 +207,7 @@ struct tuner {
 	double rate[MAX_POINTS], se[MAX_POINTS];	/* what each measured */
 	int npts;			/* ... and points for the fit */
 	struct bwapd_point pt[MAX_POINTS];
+	struct bwm_machine view;	/* the model, calibrated */
 };
 
 /* Was DWP d measured (the line's settings, not the model's)? */
@@ -481,6 +483,87 @@ static int share_weights(const struct tuner *tu, const double *from,
 }
 
 /*
+ * What the tuner learns of the machine before it steps.  The model it
+ * is handed (the one bwapd profile measured, or the firmware's) can be
+ * wrong, and wrong most where it chose rather than measured: which way a
+ * route goes, which links two flows share.  The workers' canonical
+ * shares were measured with all of them loading every node at once; a
+ * model within MODEL_AGREE of them is calibrated to give them: every
+ * memory node's bandwidth as the workers get it (its paths to them and
+ * its controller) scaled, in a fixed point, by its share's error.  The
+ * scales' product, weighted by the shares, stays 1, so the model's total
+ * bandwidth is the one it was handed.
+ */
+#define SCALE_MIN	0.25
+#define SCALE_MAX	4.0
+#define CALIBRATE_ITERS	8
+
+static void scaled(const struct bwm_machine *m, const double *s,
+		   struct bwm_machine *out)
+{
+	int n = m->nr_nodes, j, c;
+
+	*out = *m;
+	for (j = 0; j < n; j++) {
+		out->node[j].ctrl_read_gbps *= s[j];
+		out->node[j].ctrl_write_gbps *= s[j];
+		for (c = 0; c < n; c++) {
+			out->read_gbps[j][c] *= s[j];
+			out->write_gbps[j][c] *= s[j];
+		}
+	}
+}
+
+static double clamp_scale(double s)
+{
+	return fmin(SCALE_MAX, fmax(SCALE_MIN, s));
+}
+
+/* The model's canonical shares of the workers (its own profiling run). */
+static int model_canonical(const struct bwm_machine *m, uint32_t workers,
+			   double *f)
+{
+	struct bwm_profile prof;
+
+	if (bwm_profile_run(m, workers, 1, 0, NULL, &prof))
+		return -EINVAL;
+	return bwm_canonical_fractions(prof.bw, m->nr_nodes, workers, f);
+}
+
+/*
+ * tu->view: the model calibrated to the canonical shares; *moved: the
+ * pages the model's own shares would have put elsewhere.
+ */
+static int calibrate(struct tuner *tu, double *moved)
+{
+	const struct bwm_machine *m = tu->o->machine;
+	double f[BWM_MAX_NODES], s[BWAPD_MAX_NODES];
+	int n = m->nr_nodes, j, k;
+
+	for (j = 0; j < n; j++)
+		s[j] = 1;
+	*moved = 0;
+	for (k = 0; k < CALIBRATE_ITERS; k++) {
+		double mean = 0;
+
+		scaled(m, s, &tu->view);
+		if (model_canonical(&tu->view, tu->t->workers, f))
+			return -EINVAL;
+		for (j = 0; j < n; j++) {
+			if (!k)
+				*moved += fabs(f[j] - tu->canonical[j]) / 2;
+			if (f[j] > 0 && tu->canonical[j] > 0)
+				s[j] = clamp_scale(s[j] * tu->canonical[j] / f[j]);
+			mean += tu->canonical[j] * log(s[j]);
+		}
+		for (j = 0; j < n; j++)
+			s[j] = clamp_scale(s[j] / exp(mean));
+	}
+	scaled(m, s, &tu->view);
+	return 0;
+}
+
+/*
  * The model's next setting: the application fitted to every point so
  * far.  Where the points leave its parallelism open (a range of it fits
  * them as well: at placements where bandwidth, not latency, bounds the
@@ -495,7 +578,7 @@ static int share_weights(const struct tuner *tu, const double *from,
 static int next_setting(const struct tuner *tu, double *f, double *g)
 {
 	const struct bwapd_tune_opts *o = tu->o;
-	const struct bwm_machine *m = o->machine;
+	const struct bwm_machine *m = &tu->view;
 	struct bwapd_target *t = tu->t;
 	struct bwm_workload v[NR_VIEWS];
 	double from[BWAPD_MAX_NODES], shot[BWAPD_MAX_NODES], best, range[2];
@@ -628,23 +711,10 @@ static int predict(struct tuner *tu)
  * measured (or which the firmware's figures give, as the model's prior
  * does)?  The model's own profiling run gives its canonical shares; if
  * more than MODEL_AGREE of the pages would sit elsewhere, the model is
- * not of this machine, and the DWP search tunes without it.
+ * not of this machine, and the DWP search tunes without it.  Within
+ * that, calibrate() makes it agree.
  */
 #define MODEL_AGREE	0.05
-static int model_agrees(const struct bwm_machine *m, uint32_t workers,
-			const double *canonical)
-{
-	struct bwm_profile prof;
-	double f[BWM_MAX_NODES], moved = 0;
-	int j;
-
-	if (bwm_profile_run(m, workers, 1, 0, NULL, &prof) ||
-	    bwm_canonical_fractions(prof.bw, m->nr_nodes, workers, f))
-		return 0;
-	for (j = 0; j < m->nr_nodes; j++)
-		moved += fabs(f[j] - canonical[j]) / 2;
-	return moved <= MODEL_AGREE;
-}
 
 /*
  * The DWP search on the measurements alone, from DWP d0 (measured now if
@@ -729,9 +799,10 @@ int bwapd_tune(struct bwapd_target *t, const double *canonical,
 	if (!ret && r->mapi >= 0 && r->mapi < o->min_mapi) {
 		r->skipped = 1;
 	} else if (!ret) {
+		double moved = 1;
 		int model = o->machine && !o->dwp_only && !o->forward_only &&
-			    tu.npts && model_agrees(o->machine, t->workers,
-						    canonical);
+			    tu.npts && !calibrate(&tu, &moved) &&
+			    moved <= MODEL_AGREE;
 
 		ret = model ? predict(&tu) : 1;
 		/*
