@@ -74,7 +74,8 @@ static int exec_and_tune(const struct opts *o, char **argv)
 	/* --global: the DWP 0 weights become the global ones now */
 	if (o->global) {
 		char why[256];
-		int ret = bwapd_weights_write("", w, topo.nr_nodes, why, sizeof(why));
+		int ret = bwapd_weights_write(o->root ? o->root : "", w,
+					      topo.nr_nodes, why, sizeof(why));
 
 		if (ret)
 			return cmd_error("exec", ret, why);

@@ -322,16 +322,30 @@ int bwapd_weight_write(const char *root, int node, uint8_t w)
 int bwapd_weights_write(const char *root, const uint8_t *w, int nr,
 			char *why, size_t len)
 {
-	int i, ret;
+	uint8_t old[BWAPD_MAX_NODES];
+	char path[128], buf[16];
+	int i, j, ret;
 
+	if (nr > BWAPD_MAX_NODES)
+		return -EINVAL;
+	/* what to put back if a later node fails */
+	for (i = 0; i < nr; i++) {
+		snprintf(path, sizeof(path), "%s/node%d", BWAPD_WEIGHTS_DIR, i);
+		old[i] = w[i] && !bwapd_read_text(root, path, buf, sizeof(buf)) ?
+			 (uint8_t)atoi(buf) : 0;
+	}
 	for (i = 0; i < nr; i++) {
 		ret = w[i] ? bwapd_weight_write(root, i, w[i]) : 0;
-		if (ret) {
-			snprintf(why, len, "%s%s/node%d: %s%s", root,
-				 BWAPD_WEIGHTS_DIR, i, strerror(-ret),
-				 ret == -EACCES ? " (the global weights are root's)" : "");
-			return ret;
-		}
+		if (!ret)
+			continue;
+		for (j = 0; j < i; j++)
+			if (w[j] && old[j])
+				bwapd_weight_write(root, j, old[j]);
+		snprintf(why, len, "%s%s/node%d: %s%s%s", root,
+			 BWAPD_WEIGHTS_DIR, i, strerror(-ret),
+			 ret == -EACCES ? " (the global weights are root's)" : "",
+			 i ? "; the weights written before it are back" : "");
+		return ret;
 	}
 	return 0;
 }

@@ -54,7 +54,8 @@ uint64_t bwapd_topology_id(const struct bwapd_topology *t);
 int bwapd_weight_write(const char *root, int node, uint8_t w);
 /*
  * Write the global weights w[0..nr-1] but those that are 0 (nodes the
- * weights leave out): 0, or -errno with the file and the reason in why.
+ * weights leave out), all or nothing: 0, or -errno with the file and the
+ * reason in why, every weight as it was.
  */
 int bwapd_weights_write(const char *root, const uint8_t *w, int nr,
 			char *why, size_t len);

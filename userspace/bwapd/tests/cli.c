@@ -552,6 +552,50 @@ TEST_F(cli, apply_writes_sysfs)
 	EXPECT_EQ(NULL, strstr(r.out, "measured")) TH_LOG("%s", r.out);
 }
 
+/*
+ * The global weights are written all or nothing: a node whose file
+ * cannot be written (here a directory where the file should be) leaves
+ * every weight as it was, the ones written before it put back.
+ */
+TEST_F(cli, global_weights_all_or_nothing)
+{
+	static const uint8_t w[4] = { 5, 3, 1, 2 };
+	char path[256], why[512];
+	int ret;
+
+	ASSERT_EQ(0, fake_numa4(self->dir, 1, 1));
+	snprintf(path, sizeof(path), "%s%s/node2", self->dir, BWAPD_WEIGHTS_DIR);
+	ASSERT_EQ(0, unlink(path));
+	ASSERT_EQ(0, mkdir(path, 0755));
+	ret = bwapd_weights_write(self->dir, w, 4, why, sizeof(why));
+	EXPECT_GT(0, ret);
+	EXPECT_NE(NULL, strstr(why, "/node2: ")) TH_LOG("%s", why);
+	EXPECT_EQ(1, weight(self->dir, 0));
+	EXPECT_EQ(1, weight(self->dir, 1));
+	EXPECT_EQ(1, weight(self->dir, 3));
+	ASSERT_EQ(0, rmdir(path));
+}
+
+/*
+ * exec --global writes the global weights where --root says, as apply
+ * does, not into the machine's own sysfs.  (The fake machine's nodes are
+ * not this one's: the command itself cannot run here.)
+ */
+TEST_F(cli, exec_global_writes_under_root)
+{
+	struct run r;
+
+	ASSERT_EQ(0, fake_numa4(self->dir, 1, 1));
+	ASSERT_EQ(0, bwapd(&r, -1, "--root %s --file %s profile", self->dir,
+			   self->file));
+	ASSERT_EQ(0, r.status) TH_LOG("%s", r.out);
+	ASSERT_EQ(0, bwapd(&r, -1, "--root %s --file %s exec --global -- true",
+			   self->dir, self->file));
+	EXPECT_EQ(NULL, strstr(r.out, "/sys/kernel/mm/mempolicy/weighted_interleave/node0: "))
+		TH_LOG("%s", r.out);
+	EXPECT_LT(1, weight(self->dir, 0)) TH_LOG("%s", r.out);
+}
+
 /* A machine without HMAT: topology says there is none, not zeros. */
 TEST_F(cli, topology_without_hmat)
 {
