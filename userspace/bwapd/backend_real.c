@@ -142,16 +142,7 @@ static int real_bench_flows(struct bwapd_backend *b, const struct bwm_flow *f,
 
 static int real_weights_get(struct bwapd_backend *b, uint8_t *w, int nr)
 {
-	struct real *p = priv(b);
-	char path[128], buf[16];
-	int i;
-
-	memset(w, 0, (size_t)nr);
-	for (i = 0; i < nr && i < BWAPD_MAX_NODES; i++) {
-		snprintf(path, sizeof(path), "%s/node%d", BWAPD_WEIGHTS_DIR, i);
-		if (!bwapd_read_text(p->root, path, buf, sizeof(buf)))
-			w[i] = (uint8_t)atoi(buf);
-	}
+	bwapd_weights_read(priv(b)->root, w, nr);
 	return 0;
 }
 

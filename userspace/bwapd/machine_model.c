@@ -1020,13 +1020,13 @@ static double witnesses(const struct bwapd_topology *t, const struct phase *ph,
 }
 
 /*
- * What the first fit predicts route a -> b loses in fan p if it took
- * candidate i (pinned in a copy of m, 'mi'); -1 if it cannot tell.
+ * mi: m with route a -> b pinned to candidate i; what the route moves
+ * alone there, or -1 if the first fit cannot tell.
  */
-static double fan_loss(const struct bwm_machine *m, struct bwm_machine *mi,
-		       const struct cands *c, int i, const struct phase *p)
+static double pin_cand(const struct bwm_machine *m, struct bwm_machine *mi,
+		       const struct cands *c, int i, const struct bwm_flow *route)
 {
-	struct bwm_flow_result r[BWAPD_MAX_NODES], r1;
+	struct bwm_flow_result r;
 	int a = c->node[i][0], b = c->node[i][c->hops[i]], h;
 
 	*mi = *m;
@@ -1034,10 +1034,20 @@ static double fan_loss(const struct bwm_machine *m, struct bwm_machine *mi,
 	for (h = 1; h < c->hops[i]; h++)
 		mi->pin_via[a][b][h - 1] = c->node[i][h];
 	if (bwm_machine_routes(mi, NULL) ||
-	    bwm_bench_flows(mi, 1, p->f, 0, NULL, &r1) ||
-	    bwm_bench_flows(mi, p->nf, p->f, 0, NULL, r) || !(r1.gbps > 0))
+	    bwm_bench_flows(mi, 1, route, 0, NULL, &r) || !(r.gbps > 0))
 		return -1;
-	return 1 - r[0].gbps / r1.gbps;
+	return r.gbps;
+}
+
+/* What mi predicts the route (p's first flow, 'alone' alone) loses in p. */
+static double fan_loss(const struct bwm_machine *mi, double alone,
+		       const struct phase *p)
+{
+	struct bwm_flow_result r[BWAPD_MAX_NODES];
+
+	if (!(alone > 0) || bwm_bench_flows(mi, p->nf, p->f, 0, NULL, r))
+		return -1;
+	return 1 - r[0].gbps / alone;
 }
 
 /*
@@ -1071,6 +1081,7 @@ static int fan_phases(const struct bwm_machine *m, const struct bwapd_topology *
 			for (i = 0; i < c.n; i++) {
 				struct phase best = { .nf = 0 };
 				double most = 0, loses = -2;
+				double alone = pin_cand(m, mi, &c, i, &route);
 
 				for (k = 0; k < c.hops[i]; k++) {
 					struct phase p = { .kind = PH_FAN, .nf = 1 };
@@ -1087,7 +1098,7 @@ static int fan_phases(const struct bwm_machine *m, const struct bwapd_topology *
 					g = witnesses(t, ph, nr, u, v, &p);
 					if (!(g > 0))
 						continue;
-					d = fan_loss(m, mi, &c, i, &p);
+					d = fan_loss(mi, alone, &p);
 					if (d > loses + 1e-3 ||
 					    (d > loses - 1e-3 && g > most)) {
 						loses = d;

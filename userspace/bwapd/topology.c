@@ -319,21 +319,29 @@ int bwapd_weight_write(const char *root, int node, uint8_t w)
 	return ret;
 }
 
+void bwapd_weights_read(const char *root, uint8_t *w, int nr)
+{
+	char path[128], buf[16];
+	int i;
+
+	memset(w, 0, (size_t)nr);
+	for (i = 0; i < nr && i < BWAPD_MAX_NODES; i++) {
+		snprintf(path, sizeof(path), "%s/node%d", BWAPD_WEIGHTS_DIR, i);
+		if (!bwapd_read_text(root, path, buf, sizeof(buf)))
+			w[i] = (uint8_t)atoi(buf);
+	}
+}
+
 int bwapd_weights_write(const char *root, const uint8_t *w, int nr,
 			char *why, size_t len)
 {
 	uint8_t old[BWAPD_MAX_NODES];
-	char path[128], buf[16];
 	int i, j, ret;
 
 	if (nr > BWAPD_MAX_NODES)
 		return -EINVAL;
 	/* what to put back if a later node fails */
-	for (i = 0; i < nr; i++) {
-		snprintf(path, sizeof(path), "%s/node%d", BWAPD_WEIGHTS_DIR, i);
-		old[i] = w[i] && !bwapd_read_text(root, path, buf, sizeof(buf)) ?
-			 (uint8_t)atoi(buf) : 0;
-	}
+	bwapd_weights_read(root, old, nr);
 	for (i = 0; i < nr; i++) {
 		ret = w[i] ? bwapd_weight_write(root, i, w[i]) : 0;
 		if (!ret)

@@ -52,6 +52,8 @@ uint64_t bwapd_topology_id(const struct bwapd_topology *t);
  * /): 0 or -errno.
  */
 int bwapd_weight_write(const char *root, int node, uint8_t w);
+/* The global weights below root into w[0..nr-1]; 0 where a node has none. */
+void bwapd_weights_read(const char *root, uint8_t *w, int nr);
 /*
  * Write the global weights w[0..nr-1] but those that are 0 (nodes the
  * weights leave out), all or nothing: 0, or -errno with the file and the

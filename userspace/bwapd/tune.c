@@ -487,13 +487,17 @@ static int share_weights(const struct tuner *tu, const double *from,
  * is handed (the one bwapd profile measured, or the firmware's) can be
  * wrong, and wrong most where it chose rather than measured: which way a
  * route goes, which links two flows share.  The workers' canonical
- * shares were measured with all of them loading every node at once; a
- * model within MODEL_AGREE of them is calibrated to give them: every
+ * shares were measured with all of them loading every node at once.  If
+ * the model's own profiling run gives them with more than MODEL_AGREE of
+ * the pages elsewhere, the model is not of this machine, and the DWP
+ * search tunes without it.  Within that, it is calibrated to give them:
+ * every
  * memory node's bandwidth as the workers get it (its paths to them and
  * its controller) scaled, in a fixed point, by its share's error.  The
  * scales' product, weighted by the shares, stays 1, so the model's total
  * bandwidth is the one it was handed.
  */
+#define MODEL_AGREE	0.05
 #define SCALE_MIN	0.25
 #define SCALE_MAX	4.0
 #define CALIBRATE_ITERS	8
@@ -531,10 +535,10 @@ static int model_canonical(const struct bwm_machine *m, uint32_t workers,
 }
 
 /*
- * tu->view: the model calibrated to the canonical shares; *moved: the
- * pages the model's own shares would have put elsewhere.
+ * tu->view: the model calibrated to the canonical shares; -EDOM if it
+ * does not agree with them (tu->view is then not to be used).
  */
-static int calibrate(struct tuner *tu, double *moved)
+static int calibrate(struct tuner *tu)
 {
 	const struct bwm_machine *m = tu->o->machine;
 	double f[BWM_MAX_NODES], s[BWAPD_MAX_NODES];
@@ -542,16 +546,17 @@ static int calibrate(struct tuner *tu, double *moved)
 
 	for (j = 0; j < n; j++)
 		s[j] = 1;
-	*moved = 0;
 	for (k = 0; k < CALIBRATE_ITERS; k++) {
-		double mean = 0;
+		double mean = 0, moved = 0;
 
 		scaled(m, s, &tu->view);
 		if (model_canonical(&tu->view, tu->t->workers, f))
 			return -EINVAL;
+		for (j = 0; !k && j < n; j++)
+			moved += fabs(f[j] - tu->canonical[j]) / 2;
+		if (moved > MODEL_AGREE)
+			return -EDOM;
 		for (j = 0; j < n; j++) {
-			if (!k)
-				*moved += fabs(f[j] - tu->canonical[j]) / 2;
 			if (f[j] > 0 && tu->canonical[j] > 0)
 				s[j] = clamp_scale(s[j] * tu->canonical[j] / f[j]);
 			mean += tu->canonical[j] * log(s[j]);
@@ -706,17 +711,6 @@ static int predict(struct tuner *tu)
 }
 
 /*
- * Does the model agree with what was measured on this machine before
- * any step: the canonical weights of the workers, which the profile
- * measured (or which the firmware's figures give, as the model's prior
- * does)?  The model's own profiling run gives its canonical shares; if
- * more than MODEL_AGREE of the pages would sit elsewhere, the model is
- * not of this machine, and the DWP search tunes without it.  Within
- * that, calibrate() makes it agree.
- */
-#define MODEL_AGREE	0.05
-
-/*
  * The DWP search on the measurements alone, from DWP d0 (measured now if
  * it was not), on the line's own best: what the model found cannot stop
  * it.  With a budget of max_steps of its own; the line is refined unless
@@ -799,10 +793,8 @@ int bwapd_tune(struct bwapd_target *t, const double *canonical,
 	if (!ret && r->mapi >= 0 && r->mapi < o->min_mapi) {
 		r->skipped = 1;
 	} else if (!ret) {
-		double moved = 1;
 		int model = o->machine && !o->dwp_only && !o->forward_only &&
-			    tu.npts && !calibrate(&tu, &moved) &&
-			    moved <= MODEL_AGREE;
+			    tu.npts && !calibrate(&tu);
 
 		ret = model ? predict(&tu) : 1;
 		/*
