@@ -48,7 +48,7 @@ R := build/results
 # Debian's upstream kernels on which bwapd's test-machine programs run too
 # (global weights only: bwapd without per-process weights): Debian 13's
 # 6.12 and trixie-backports' 7.3
-STOCK_KERNELS ?= 6.12 7.3
+STOCK_KERNELS ?= 6.1 6.12 7.3
 HOST_TAP := $(foreach b,$(BASES),$(R)/host/tap/checkpatch-$(b).tap) \
 	    $(R)/host/tap/build-model.tap $(R)/host/tap/build-bwapd.tap \
 	    $(R)/host/tap/shellcheck.tap \
@@ -62,7 +62,7 @@ VM_TAP    = $(foreach b,$(BASES),$(foreach t,$(TOPOLOGIES),$(R)/$(b)/$(t)/tap/vm
 		$(R)/$(b)/$(t)/tap/kernel-console.tap $(R)/$(b)/$(t)/tap/*.tap)) \
 	    $(foreach s,$(STOCK_KERNELS),$(R)/stock-$(s)/numa4/tap/vm.tap \
 		$(R)/stock-$(s)/numa4/tap/bwapd.tap $(R)/stock-$(s)/numa4/tap/bwapd_privileges.tap \
-		$(R)/stock-$(s)/numa4/tap/wi_inspect.tap) \
+		$(if $(filter 6.1,$(s)),,$(R)/stock-$(s)/numa4/tap/wi_inspect.tap)) \
 	    $(R)/compare-series/compare-*.tap
 STAGES    := $(BUILD)/stage-times
 TIMED      = scripts/timed.sh $(STAGES)

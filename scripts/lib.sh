@@ -146,9 +146,12 @@ debian_mirror() {
 	echo "${m%/}"
 }
 
-# Upstream's own weighted interleave, for comparison: the vmlinuz of the
-# newest Debian cloud kernel of upstream series $1 (default 6.12), fetched
-# once into $BUILD_DIR/upstream. Prints its path.
+# Debian's stock kernels, for comparison: the vmlinuz of the newest Debian
+# cloud kernel of upstream series $1 (default 6.12), fetched once into
+# $BUILD_DIR/upstream. Prints its path.
+#   6.1   linux-image-6.1.0-*-cloud-amd64-unsigned, Debian 12's own kernel
+#         (no weighted interleave at all), from the machine's own apt
+#         sources
 #   6.12  linux-image-6.12.*+deb12-cloud-amd64-unsigned, from the machine's
 #         own apt sources (Debian 12)
 #   7.3   linux-binary-7.3.*+deb13-cloud-amd64 (the kernel image that
@@ -160,6 +163,7 @@ upstream_kernel() {
 	local series=${1:-6.12} dir=$BUILD_DIR/upstream pkg deb re
 	local apt=()
 	case $series in
+	6.1) re='^linux-image-6\.1\.0-[0-9]+-cloud-amd64-unsigned$' ;;
 	6.12) re='^linux-image-6\.12\.[0-9]+\+deb12-cloud-amd64-unsigned$' ;;
 	7.3)
 		re='^linux-binary-7\.3\.[0-9]+\+deb13-cloud-amd64$'
@@ -177,7 +181,7 @@ upstream_kernel() {
 				die "apt-get update for trixie-backports failed (see $dir/apt-$series.log)"
 		fi
 		;;
-	*) die "no upstream kernel series '$series' (known: 6.12 7.3)" ;;
+	*) die "no upstream kernel series '$series' (known: 6.1 6.12 7.3)" ;;
 	esac
 	pkg=${UPSTREAM_PKG:-$(apt-cache "${apt[@]}" search --names-only "$re" |
 		awk '{ print $1 }' | sort -V | tail -n 1)}

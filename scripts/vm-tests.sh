@@ -17,10 +17,12 @@
 # reported by its TAP (vm.tap), not by the exit status, which is 0.
 #
 # --stock boots Debian's upstream kernels of those series (upstream_kernel
-# in lib.sh: weighted interleave with global weights only, as users of
-# stock kernels have it) in numa4 with bwapd's programs only, into
-# OUT/stock-SERIES/numa4: bwapd as it works without per-process weights,
-# and bwapd inspect's access samples on the kernels users have.
+# in lib.sh: weighted interleave with global weights only, or none at all
+# on 6.1, as users of stock kernels have it) in numa4 with bwapd's
+# programs only, into OUT/stock-SERIES/numa4: bwapd as it works without
+# per-process weights, and bwapd inspect's access samples on the kernels
+# users have (not on 6.1, where bwapd inspect's access balance of an
+# interleaved process is wrong: Documentation/bwapd.md).
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -104,8 +106,9 @@ for t in $TOPOS; do
 	[ -n "$first" ] || continue
 	first=''
 	for s in "${!stock_kernel[@]}"; do
-		boot "stock-$s" "${stock_kernel[$s]}" numa4 \
-			--append "wi.only=bwapd,bwapd_privileges,wi_inspect"
+		only=bwapd,bwapd_privileges
+		[ "$s" = 6.1 ] || only=$only,wi_inspect
+		boot "stock-$s" "${stock_kernel[$s]}" numa4 --append "wi.only=$only"
 	done
 done
 wait || true

@@ -17,7 +17,8 @@
  * Linux 6.16 and this project's series) or an admin or bwapd set them.
  */
 struct kernel_weights {
-	int have;
+	int real;			/* the running machine's kernel */
+	int have;			/* its global weights (weighted interleave) */
 	int automatic;			/* 1, 0, or -1: no auto file */
 	uint8_t w[BWAPD_MAX_NODES];
 	int placement;			/* bwapd_place_look() */
@@ -35,6 +36,13 @@ static void kernel_weights(const struct opts *o, struct bwapd_backend *b,
 	memset(k, 0, sizeof(*k));
 	if (strcmp(b->ops->name, "real"))
 		return;
+	k->real = 1;
+	/*
+	 * what gives one process its own weights: only the running kernel,
+	 * and with or without weighted interleave (Debian 12's 6.1)
+	 */
+	k->placement = o->root && *o->root ? PLACEMENT_UNKNOWN :
+		       bwapd_place_look(k->why, sizeof(k->why));
 	for (i = 0; i < t->nr_nodes; i++)
 		k->have |= t->node[i].has_weight;
 	if (!k->have || b->ops->weights_get(b, k->w, t->nr_nodes)) {
@@ -45,9 +53,6 @@ static void kernel_weights(const struct opts *o, struct bwapd_backend *b,
 	if (!bwapd_read_text(o->root ? o->root : "", BWAPD_WEIGHTS_DIR "/auto",
 			     buf, sizeof(buf)))
 		k->automatic = !strncmp(buf, "true", 4);
-	/* what gives one process its own weights: only the running kernel */
-	k->placement = o->root && *o->root ? PLACEMENT_UNKNOWN :
-		       bwapd_place_look(k->why, sizeof(k->why));
 }
 
 static const char *kernel_source(const struct kernel_weights *k)
@@ -80,14 +85,20 @@ static void show_table(const struct bwapd_file *f, int nr_nodes,
 		       r->source == BWAPD_SRC_COUNTERS ? "measured" :
 		       "firmware table");
 	}
-	if (!k || !k->have)
+	if (!k || !k->real)
 		return;
 	/* the kernel's global weights, as a row of the same table */
-	printf("%-10s %-9s", "kernel", kernel_source(k));
-	for (j = 0; j < nr_nodes; j++)
-		printf(" %6u", k->w[j]);
-	printf(" %6s  %s\n", "-", k->automatic > 0 ? "the kernel's own (auto)" :
-	       k->automatic == 0 ? "written (auto off)" : "written (no auto)");
+	if (k->have) {
+		printf("%-10s %-9s", "kernel", kernel_source(k));
+		for (j = 0; j < nr_nodes; j++)
+			printf(" %6u", k->w[j]);
+		printf(" %6s  %s\n", "-", k->automatic > 0 ?
+		       "the kernel's own (auto)" : k->automatic == 0 ?
+		       "written (auto off)" : "written (no auto)");
+	} else {
+		printf("%-10s %-9s no global weights: the kernel has no weighted "
+		       "interleave (%s)\n", "kernel", "none", BWAPD_WEIGHTS_DIR);
+	}
 	if (k->placement == BWAPD_PLACE_WEIGHTS)
 		printf("one process's own weights: set_mempolicy_weights(2)\n");
 	else if (k->placement == BWAPD_PLACE_DAMON)
@@ -281,11 +292,15 @@ static void show_json(const struct bwapd_file *f,
 	}
 	json_object_object_add(doc, "worker_sets", sets);
 	matrix_json(doc, f, t);
-	if (k && k->have) {
+	if (k && k->real) {
 		json_object *kw = json_object_new_object();
 
-		bj_u8s(kw, "weights", k->w, nr_nodes);
-		if (k->automatic < 0)
+		/* null, null: no weighted interleave in the kernel */
+		if (k->have)
+			bj_u8s(kw, "weights", k->w, nr_nodes);
+		else
+			json_object_object_add(kw, "weights", NULL);
+		if (k->automatic < 0 || !k->have)
 			json_object_object_add(kw, "auto", NULL);
 		else
 			bj_bool(kw, "auto", k->automatic);

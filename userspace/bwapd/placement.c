@@ -5,10 +5,12 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "damon.h"
 #include "placement.h"
 #include "seccomp.h"
+#include "topology.h"
 #include "wi_abi.h"
 
 static const char *const kind_names[] = {
@@ -55,6 +57,13 @@ int bwapd_place_choose(int want, const char *dir, char *why, size_t len,
 		*note = 0;
 	switch (want) {
 	case BWAPD_PLACE_GLOBAL:
+		/* the global weights of the running kernel, whatever --root says */
+		if (!access(BWAPD_WEIGHTS_DIR, F_OK))
+			return want;
+		snprintf(why, len, "the kernel has no weighted interleave (no %s), "
+			 "so it has no global weights to tune (--placement migrate "
+			 "moves its pages instead)", BWAPD_WEIGHTS_DIR);
+		return -EOPNOTSUPP;
 	case BWAPD_PLACE_MIGRATE:
 		return want;
 	case BWAPD_PLACE_WEIGHTS:

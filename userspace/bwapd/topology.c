@@ -351,7 +351,9 @@ int bwapd_weights_write(const char *root, const uint8_t *w, int nr,
 				bwapd_weight_write(root, j, old[j]);
 		snprintf(why, len, "%s%s/node%d: %s%s%s", root,
 			 BWAPD_WEIGHTS_DIR, i, strerror(-ret),
-			 ret == -EACCES ? " (the global weights are root's)" : "",
+			 ret == -EACCES ? " (the global weights are root's)" :
+			 ret == -ENOENT && !i ? " (a kernel without weighted "
+			 "interleave has no global weights)" : "",
 			 i ? "; the weights written before it are back" : "");
 		return ret;
 	}

@@ -596,6 +596,36 @@ TEST_F(cli, exec_global_writes_under_root)
 	EXPECT_LT(1, weight(self->dir, 0)) TH_LOG("%s", r.out);
 }
 
+/*
+ * A kernel without weighted interleave (Debian 12's own 6.1): show says
+ * it has no global weights, in the text and as nulls in the JSON, and
+ * exec --global says why it cannot write them.
+ */
+TEST_F(cli, kernel_without_weighted_interleave)
+{
+	struct run r;
+
+	ASSERT_EQ(0, fake_numa4(self->dir, 1, 0));
+	ASSERT_EQ(0, bwapd(&r, -1, "--root %s --file %s profile", self->dir,
+			   self->file));
+	ASSERT_EQ(0, r.status) TH_LOG("%s", r.out);
+	ASSERT_EQ(0, bwapd(&r, -1, "--root %s --file %s show 0", self->dir, self->file));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\nkernel     none      no global weights: the "
+			       "kernel has no weighted interleave (" BWAPD_WEIGHTS_DIR
+			       ")\n")) TH_LOG("%s", r.out);
+	EXPECT_EQ(0, bwapd_json(self->dir, "d['kernel']['weights'] is None and "
+				"d['kernel']['auto'] is None",
+				"--root %s --file %s show --json 0", self->dir,
+				self->file));
+	ASSERT_EQ(0, bwapd(&r, -1, "--root %s --file %s exec --global -- true",
+			   self->dir, self->file));
+	EXPECT_EQ(1, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "/node0: No such file or directory (a kernel "
+			       "without weighted interleave has no global weights)"))
+		TH_LOG("%s", r.out);
+}
+
 /* A machine without HMAT: topology says there is none, not zeros. */
 TEST_F(cli, topology_without_hmat)
 {
