@@ -562,7 +562,8 @@ else
 	# told to exit (SIGUSR1) once bwapd says it is tuned, and after 300 s
 	# at the latest
 	numactl --cpunodebind=0 bwapd --file $F --model "$MODEL" exec --workload "$WL" \
-		--wait-stable -- $HOLD --stable --seconds 300 32 >/tmp/exec.out 2>&1 &
+		--log-level debug --wait-stable -- $HOLD --stable --seconds 300 32 \
+		>/tmp/exec.out 2>&1 &
 	ep=$!
 	await_tuned /tmp/exec.out $ep
 	killall -USR1 wi_hold
@@ -577,6 +578,11 @@ else
 	check "tuner: exec: tuned on node 0" 1 "$(echo "$out" | grep -c 'on workers 0 (model)')"
 	check "tuner: exec: tuned" 1 "$(echo "$out" | grep -c 'DWP [0-9.]* after [0-9]* steps')"
 	check "tuner: exec: no DAMON state remains" "$k0" "$(kdamonds)"
+	# the placement chosen once, before the program starts: DAMON's
+	# probe (a kdamond made and removed) runs once, where DAMON places
+	if [ $placement = damon ]; then probes=1; else probes=0; fi
+	check "tuner: exec: the placement chosen once" $probes \
+		"$(echo "$out" | grep -c 'DAMON: a kdamond made and removed')"
 
 	# the daemon: a rule names wi_hold; its tuner shows in bwapd status
 	echo "wi_hold --workload $WL --max-steps 4" >/tmp/bwapd-rules

@@ -81,8 +81,12 @@ int cmd_check_plot(const struct opts *o);
 /*
  * Tune a target: a process (pid), a process whose counters come from the
  * model (pid and --model/--workload), or a workload of the model (pid 0).
+ * chosen: how the process's pages get their weights, as
+ * bwapd_place_choose() chose it already, or NULL to choose it here.
  */
-int cmd_tune_target(const struct opts *o, pid_t pid);
+struct bwapd_place_choice;
+int cmd_tune_target(const struct opts *o, pid_t pid,
+		    const struct bwapd_place_choice *chosen);
 
 /* ---- the commands ------------------------------------------------------- */
 

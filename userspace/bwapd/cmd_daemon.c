@@ -154,7 +154,7 @@ static void scan(struct daemon *d)
 		if (!c) {
 			signal(SIGTERM, SIG_DFL);
 			signal(SIGINT, SIG_DFL);
-			_exit(cmd_tune_target(&ro, pid));
+			_exit(cmd_tune_target(&ro, pid, NULL));
 		}
 		d->target[d->nr] = pid;
 		d->tuner[d->nr++] = c;

@@ -54,6 +54,7 @@ static int exec_and_tune(const struct opts *o, char **argv)
 	unsigned long mask = 0;
 	uint32_t workers;
 	int status, rc, p[2], notify[2] = { -1, -1 }, err = 0, own = !o->global;
+	static struct bwapd_place_choice chosen;
 	ssize_t n;
 	pid_t pid;
 
@@ -80,18 +81,23 @@ static int exec_and_tune(const struct opts *o, char **argv)
 		if (ret)
 			return cmd_error("exec", ret, why);
 	}
-	/* its own weights, or DAMON or bwapd move its pages */
+	/*
+	 * its own weights, or DAMON or bwapd move its pages: chosen once,
+	 * before the program starts (DAMON's probe starts a kdamond), and
+	 * handed to the tuner
+	 */
 	if (own) {
 		char why[1024];
-		int ret = bwapd_place_choose(o->placement, cmd_damon_dir(o), why,
-					     sizeof(why), NULL, 0);
 
-		if (ret < 0) {
+		chosen.kind = bwapd_place_choose(o->placement, cmd_damon_dir(o),
+						 why, sizeof(why), chosen.note,
+						 sizeof(chosen.note));
+		if (chosen.kind < 0) {
 			bwapd_log(BWAPD_LOG_ERR, "cannot give %s weights of its own: %s",
 				  argv[0], why);
 			return 127;
 		}
-		own = ret == BWAPD_PLACE_WEIGHTS;
+		own = chosen.kind == BWAPD_PLACE_WEIGHTS;
 	}
 	mask = topo.mem_nodes;
 	/* closed by a successful exec; the child's errno otherwise */
@@ -173,7 +179,7 @@ static int exec_and_tune(const struct opts *o, char **argv)
 
 		nanosleep(&ts, NULL);
 	}
-	rc = cmd_tune_target(o, pid);
+	rc = cmd_tune_target(o, pid, o->global ? NULL : &chosen);
 	if (rc)
 		bwapd_log(BWAPD_LOG_WARNING, "%s runs on untuned", argv[0]);
 	if (waitpid(pid, &status, 0) < 0)

@@ -468,14 +468,26 @@ static int corun_targets(const struct opts *o, const struct bwm_machine *m,
 	return 0;
 }
 
-/* How the process's pages get their weights: --placement, or the best. */
-static int place_process(const struct opts *o, struct bwapd_target *proc)
+/*
+ * How the process's pages get their weights: the placement already
+ * chosen (exec chose it before it started the program), or --placement,
+ * or the best.
+ */
+static int place_process(const struct opts *o, struct bwapd_target *proc,
+			 const struct bwapd_place_choice *chosen)
 {
 	const char *dir = cmd_damon_dir(o);
-	char why[1024], note[1024];
+	static struct bwapd_place_choice c;
+	char why[1024];
 	int pid = (int)proc->pid;
-	int ret = bwapd_place_choose(o->placement, dir, why, sizeof(why), note,
-				     sizeof(note));
+	int ret;
+
+	if (!chosen) {
+		c.kind = bwapd_place_choose(o->placement, dir, why, sizeof(why),
+					    c.note, sizeof(c.note));
+		chosen = &c;
+	}
+	ret = chosen->kind;
 
 	if (ret < 0) {
 		bwapd_log(BWAPD_LOG_ERR, "process %d: %s; nothing changed", pid,
@@ -494,8 +506,8 @@ static int place_process(const struct opts *o, struct bwapd_target *proc)
 		bwapd_log(BWAPD_LOG_INFO, "process %d: bwapd moves its pages to its "
 			  "weights itself (move_pages(2))%s%s%s; the pages it "
 			  "allocates follow its own policy until the next pass, "
-			  "every second at most", pid, note[0] ? " (" : "", note,
-			  note[0] ? ")" : "");
+			  "every second at most", pid, chosen->note[0] ? " (" : "",
+			  chosen->note, chosen->note[0] ? ")" : "");
 		break;
 	case BWAPD_PLACE_GLOBAL:
 		bwapd_log(BWAPD_LOG_WARNING, "tuning process %d through the global "
@@ -545,7 +557,8 @@ int cmd_check_plot(const struct opts *o)
  * Tune a target: a process (pid), a process whose counters come from the
  * model (pid and --model/--workload), or a workload of the model.
  */
-int cmd_tune_target(const struct opts *o, pid_t pid)
+int cmd_tune_target(const struct opts *o, pid_t pid,
+		    const struct bwapd_place_choice *chosen)
 {
 	static struct bwm_machine m, known;
 	struct bwapd_machine_model *file_model = NULL;
@@ -692,7 +705,7 @@ int cmd_tune_target(const struct opts *o, pid_t pid)
 			goto out;
 		to.machine = &known;
 	}
-	if (pid && place_process(o, &proc))
+	if (pid && place_process(o, &proc, chosen))
 		goto out;
 	if (pid) {
 		ret = proc.ops->pages(&proc, pages, topo.nr_nodes);
@@ -902,5 +915,5 @@ int cmd_tune(const struct opts *o)
 {
 	if (o->pid < 0)
 		return EXIT_USAGE;
-	return cmd_tune_target(o, o->pid);
+	return cmd_tune_target(o, o->pid, NULL);
 }

@@ -699,6 +699,8 @@ int bwapd_damon_probe(const char *dir, char *why, size_t len)
 		ret = kdamond_create(&r, why, len);
 		if (!ret)
 			ret = kdamond_remove(&r, why, len);
+		bwapd_log(BWAPD_LOG_DEBUG, "DAMON: a kdamond made and removed, "
+			  "to see that one can start: %s", ret ? why : "it can");
 	}
 	lock_close();
 	return ret;

@@ -76,6 +76,11 @@ const char *bwapd_place_kind_name(int kind);
  */
 int bwapd_place_choose(int want, const char *dir, char *why, size_t len,
 		       char *note, size_t note_len);
+/* A placement chosen (a kind), and why a better one was passed over. */
+struct bwapd_place_choice {
+	int kind;
+	char note[1024];
+};
 /* The same from what can be read without changing anything (bwapd show). */
 int bwapd_place_look(char *why, size_t len);
 
