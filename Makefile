@@ -70,7 +70,7 @@ TIMED      = scripts/timed.sh $(STAGES)
 .PHONY: help deps source kernel kernels kernel-deb harness-source selftests numactl \
 	numactl-deb numactl-check numactl-package-check initramfs check checkpatch host-tests \
 	shellcheck manlint series-build demo bench bench-kernel \
-	compare-upstream shell clean model model-check reproduce bench-model bench-bwapd bench-inspect bench-tuner check-signature check-inspect bwapd bwapd-check bwapd-static \
+	compare-upstream shell clean model model-check reproduce bench-model bench-bwapd bench-inspect bench-placement bench-tuner check-signature check-inspect bwapd bwapd-check bwapd-static \
 	bwapd-deb bwapd-package-check
 
 help:
@@ -123,6 +123,9 @@ help:
 	@echo '                memory per tuned process'
 	@echo '  bench-inspect what bwapd inspect'"'"'s sampling costs a process (stock 7.3,'
 	@echo '                clock by executed instructions)'
+	@echo '  bench-placement  what keeping one process in its weights costs: bwapd'"'"'s'
+	@echo '                own migration against DAMON'"'"'s (stock 7.3, clock by executed'
+	@echo '                instructions)'
 	@echo '  check-signature  bwapd inspect -- COMMAND on each synthetic class, alone'
 	@echo '                in numa4 (timing-dependent: not in check)'
 	@echo '  check-inspect bwapd inspect --pid against a program that counts its'
@@ -332,6 +335,16 @@ bench-inspect: initramfs
 		--initrd $(INITRAMFS) --topology numa4 --mode test --out $(RESULTS)/$@ \
 		--append "wi.only=bwapd_inspect_bench" >/dev/null
 	@grep -h '^# bench:\|^not ok' $(RESULTS)/$@/tap/bwapd_inspect_bench.tap
+
+# What placing one process's pages costs, bwapd's own migration against
+# DAMON's weighted migration, on Debian's stock 7.3 kernel with the
+# guest's clock counting executed instructions.
+bench-placement: initramfs
+	@rm -rf $(RESULTS)/$@
+	@k=$$(bash -c '. scripts/lib.sh && upstream_kernel 7.3') && VM_ICOUNT=1 scripts/vm-run.sh --kernel $$k \
+		--initrd $(INITRAMFS) --topology numa4 --mode test --out $(RESULTS)/$@ \
+		--append "wi.only=bwapd_place_bench" >/dev/null
+	@grep -h '^# bench:\|^not ok' $(RESULTS)/$@/tap/bwapd_place_bench.tap
 
 # The same tests on Debian's upstream 6.12 and 7.3 kernels: every test
 # case must give the same result on each, but for deliberate differences.

@@ -28,12 +28,7 @@ RULES=/tmp/bench-rules
 # shellcheck source=selftests/helpers/wi_tap.sh
 . /usr/lib/wi/wi_tap.sh
 
-for f in /usr/sbin/bwapd $HOLD $MODEL; do
-	if [ ! -e "$f" ]; then
-		echo "1..0 # SKIP $f not in the image"
-		exit 0
-	fi
-done
+need /usr/sbin/bwapd $HOLD $MODEL
 if ! numactl -w 0 --weights=1 true 2>/dev/null; then
 	echo "1..0 # SKIP kernel without set_mempolicy_weights(2)"
 	exit 0

@@ -30,12 +30,7 @@ WL=$M/workloads/mixed.json
 F=/tmp/priv-weights.json
 SVC=61184	# the first user ID systemd gives a DynamicUser= service
 APP=1000	# the application's user
-for f in /usr/sbin/bwapd /usr/bin/setpriv $UNIT $HOLD $RUNAS $MODEL; do
-	if [ ! -e "$f" ]; then
-		echo "1..0 # SKIP $f not in the image"
-		exit 0
-	fi
-done
+need /usr/sbin/bwapd /usr/bin/setpriv $UNIT $HOLD $RUNAS $MODEL
 machine=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^wi\.topo=//p')
 if [ "$machine" != numa4 ]; then
 	echo "1..0 # SKIP needs the numa4 machine"

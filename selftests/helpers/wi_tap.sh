@@ -10,3 +10,12 @@ not_ok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $*"; }
 skip() { n=$((n + 1)); echo "ok $n - # SKIP $*"; }
 # check LABEL EXPECTED GOT
 check() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1"; echo "#   expected '$2', got '$3'"; fi; }
+# need FILE...: the whole program is skipped unless every FILE is there
+need() {
+	for f in "$@"; do
+		if [ ! -e "$f" ]; then
+			echo "1..0 # SKIP $f not in the image"
+			exit 0
+		fi
+	done
+}
