@@ -152,8 +152,8 @@ static const struct optdef {
 	  "interleave without weights of its own follows them, so only on a\n"
 	  "machine dedicated to this application; root (--placement global)" },
 	{ "placement", K_PLACE, O(placement), 0, 0, TUNERS, "HOW",
-	  "how the process's pages get their weights: weights (its own,\n"
-	  "set_mempolicy_weights(2)), damon (DAMON's weighted migration),\n"
+	  "how the process's pages get their weights: weights or own (its\n"
+	  "own, set_mempolicy_weights(2)), damon (DAMON's weighted migration),\n"
 	  "migrate (bwapd moves them, move_pages(2)), global, or auto (the\n"
 	  "first of weights, damon and migrate the kernel gives; default)" },
 	{ "corun", K_STR, O(corun), 0, 0, B(C_TUNE), "W.json",

@@ -28,6 +28,9 @@ int bwapd_place_kind_parse(const char *s)
 	for (i = 0; i <= BWAPD_PLACE_AUTO; i++)
 		if (!strcmp(s, kind_names[i]))
 			return i;
+	/* the process's own weights, by the other name users give them */
+	if (!strcmp(s, "own"))
+		return BWAPD_PLACE_WEIGHTS;
 	return -EINVAL;
 }
 

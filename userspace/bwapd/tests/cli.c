@@ -1020,6 +1020,11 @@ TEST_F(cli, placement_option)
 	EXPECT_EQ(2, r.status);
 	EXPECT_NE(NULL, strstr(r.out, "--global is --placement global: it does not "
 			       "go with --placement migrate")) TH_LOG("%s", r.out);
+	/* own is weights: the process's own weights */
+	ASSERT_EQ(0, bwapd(&r, -1, "tune --pid 1 --global --placement own"));
+	EXPECT_EQ(2, r.status);
+	EXPECT_NE(NULL, strstr(r.out, "--global is --placement global: it does not "
+			       "go with --placement weights")) TH_LOG("%s", r.out);
 	ASSERT_EQ(0, bwapd(&r, -1, "--model %s tune --workload %s/workloads/mixed.json "
 			   "--placement global", self->b, BWM_DATADIR));
 	EXPECT_EQ(2, r.status);
