@@ -62,6 +62,7 @@ VM_TAP    = $(foreach b,$(BASES),$(foreach t,$(TOPOLOGIES),$(R)/$(b)/$(t)/tap/vm
 		$(R)/$(b)/$(t)/tap/kernel-console.tap $(R)/$(b)/$(t)/tap/*.tap)) \
 	    $(foreach s,$(STOCK_KERNELS),$(R)/stock-$(s)/numa4/tap/vm.tap \
 		$(R)/stock-$(s)/numa4/tap/bwapd.tap $(R)/stock-$(s)/numa4/tap/bwapd_privileges.tap \
+		$(R)/stock-$(s)/numa4/tap/bwapd_damon_tree.tap \
 		$(if $(filter 6.1,$(s)),,$(R)/stock-$(s)/numa4/tap/wi_inspect.tap)) \
 	    $(R)/compare-series/compare-*.tap
 STAGES    := $(BUILD)/stage-times

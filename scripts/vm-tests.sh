@@ -20,8 +20,8 @@
 # in lib.sh: weighted interleave with global weights only, or none at all
 # on 6.1, as users of stock kernels have it) in numa4 with bwapd's
 # programs only, into OUT/stock-SERIES/numa4: bwapd as it works without
-# per-process weights, and bwapd inspect's access samples on the kernels
-# users have (not on 6.1, where bwapd inspect's access balance of an
+# per-process weights, DAMON's sysfs tree against bwapd's host test's, and
+# bwapd inspect's access samples on the kernels users have (not on 6.1, where bwapd inspect's access balance of an
 # interleaved process is wrong: Documentation/bwapd.md).
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -106,7 +106,7 @@ for t in $TOPOS; do
 	[ -n "$first" ] || continue
 	first=''
 	for s in "${!stock_kernel[@]}"; do
-		only=bwapd,bwapd_privileges
+		only=bwapd,bwapd_privileges,bwapd_damon_tree
 		[ "$s" = 6.1 ] || only=$only,wi_inspect
 		boot "stock-$s" "${stock_kernel[$s]}" numa4 --append "wi.only=$only"
 	done

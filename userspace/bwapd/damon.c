@@ -72,6 +72,16 @@ static volatile int keeper_fd = -1;
 static volatile pid_t keeper_pid = -1;
 static int keeper_users;		/* bwapd_damon_open()s not closed */
 
+/* DAMON's sysfs interface, and the root of /sys/module (bwapd_damon_root) */
+static char sysfs[4200] = BWAPD_DAMON_SYSFS;
+static char root_dir[4096];
+
+void bwapd_damon_root(const char *root)
+{
+	snprintf(root_dir, sizeof(root_dir), "%s", root);
+	snprintf(sysfs, sizeof(sysfs), "%s%s", root, BWAPD_DAMON_SYSFS);
+}
+
 static void pause_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -82,18 +92,20 @@ static void pause_ms(long ms)
 /* ---- sysfs ---- */
 
 /*
- * Write val to BWAPD_DAMON_SYSFS/path.  The interface answers EBUSY while
+ * Write val to DAMON's sysfs/path.  The interface answers EBUSY while
  * another writer (or the kernel's own refresh) holds its lock: try again.
+ * (O_TRUNC, as a shell's redirection opens it: a file under a root
+ * directory then holds what was written last.)
  */
 static int dwrite(const char *path, const char *val, char *why, size_t len)
 {
-	char full[512];
+	char full[4400];
 	int fd, err = 0, tries;
 	ssize_t n;
 
-	snprintf(full, sizeof(full), "%s/%s", BWAPD_DAMON_SYSFS, path);
+	snprintf(full, sizeof(full), "%s/%s", sysfs, path);
 	for (tries = 0; tries < 200; tries++) {
-		fd = open(full, O_WRONLY | O_CLOEXEC);
+		fd = open(full, O_WRONLY | O_TRUNC | O_CLOEXEC);
 		if (fd < 0) {
 			err = errno;
 			break;
@@ -129,9 +141,9 @@ static int dwritef(char *why, size_t len, const char *val,
 
 static int dread(const char *path, char *buf, size_t size)
 {
-	char full[512];
+	char full[4400];
 
-	snprintf(full, sizeof(full), "%s/%s", BWAPD_DAMON_SYSFS, path);
+	snprintf(full, sizeof(full), "%s/%s", sysfs, path);
 	return bwapd_read_text("", full, buf, size);
 }
 
@@ -148,9 +160,9 @@ static int dread_long(const char *path, long *v)
 
 static int dexists(const char *path)
 {
-	char full[512];
+	char full[4400];
 
-	snprintf(full, sizeof(full), "%s/%s", BWAPD_DAMON_SYSFS, path);
+	snprintf(full, sizeof(full), "%s/%s", sysfs, path);
 	return access(full, F_OK) == 0;
 }
 
@@ -332,12 +344,12 @@ static int check_owner(struct record *r, char *why, size_t len)
 
 	if (ret == -ENOENT) {
 		snprintf(why, len, "the kernel has no DAMON sysfs interface "
-			 "(%s: CONFIG_DAMON_SYSFS)", BWAPD_DAMON_SYSFS);
+			 "(%s: CONFIG_DAMON_SYSFS)", sysfs);
 		return -EOPNOTSUPP;
 	}
 	if (ret) {
 		snprintf(why, len, "%s/kdamonds/nr_kdamonds: %s%s",
-			 BWAPD_DAMON_SYSFS, strerror(-ret), ret == -EACCES ?
+			 sysfs, strerror(-ret), ret == -EACCES ?
 			 " (DAMON's sysfs interface is root's)" : "");
 		return ret;
 	}
@@ -350,8 +362,7 @@ static int check_owner(struct record *r, char *why, size_t len)
 		snprintf(why, len, "DAMON's sysfs interface is in use by another "
 			 "program (%ld kdamond%s in %s/kdamonds): bwapd adds its "
 			 "own only where there is none, since DAMON rebuilds every "
-			 "kdamond to add one", nr, nr == 1 ? "" : "s",
-			 BWAPD_DAMON_SYSFS);
+			 "kdamond to add one", nr, nr == 1 ? "" : "s", sysfs);
 		return -EBUSY;
 	}
 	return 0;
@@ -372,7 +383,7 @@ static int exclusive_user(char *why, size_t len)
 	for (i = 0; i < sizeof(mods) / sizeof(mods[0]); i++) {
 		snprintf(path, sizeof(path), "/sys/module/%s/parameters/enabled",
 			 mods[i]);
-		if (bwapd_read_text("", path, buf, sizeof(buf)) ||
+		if (bwapd_read_text(root_dir, path, buf, sizeof(buf)) ||
 		    (buf[0] != 'Y' && buf[0] != 'y' && buf[0] != '1'))
 			continue;
 		snprintf(why, len, "DAMON runs for %s, which keeps every other "
@@ -425,7 +436,7 @@ static int kdamond_create(struct record *r, char *why, size_t len)
 		ret = dwrite(CTX "/schemes/nr_schemes", "1", why, len);
 	if (!ret && !dexists(CTX "/schemes/0/dests")) {
 		snprintf(why, len, "DAMON here has no weighted destinations "
-			 "(no schemes/<N>/dests in %s)", BWAPD_DAMON_SYSFS);
+			 "(no schemes/<N>/dests in %s)", sysfs);
 		ret = -EOPNOTSUPP;
 	}
 	if (ret) {

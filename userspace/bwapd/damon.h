@@ -81,6 +81,11 @@ void bwapd_damon_close(struct bwapd_damon *d);
  * keeper and wait for it.  Async-signal-safe.
  */
 void bwapd_damon_on_signal(void);
+/*
+ * DAMON's sysfs interface and /sys/module below root ("" for the
+ * machine's own; a directory for the host tests' fake sysfs).
+ */
+void bwapd_damon_root(const char *root);
 /* Take out the processes whose tuner is gone (bwapd daemon, at start). */
 int bwapd_damon_prune(const char *dir, char *why, size_t len);
 
