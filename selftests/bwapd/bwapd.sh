@@ -326,7 +326,8 @@ else
 		# exec and the daemon the same way: a program started by exec,
 		# and a process a rule names, each in its final weights' shares
 		bwapd --file $F --model "$MODEL" --run-dir "" exec --workload "$WL" --max-steps 2 \
-			--json -- $HOLD --seconds 300 16 >/tmp/exec-ds.out 2>/tmp/exec-ds.err &
+			--json --wait-stable -- $HOLD --stable --seconds 300 16 \
+			>/tmp/exec-ds.out 2>/tmp/exec-ds.err &
 		ep=$!
 		i=0
 		while ! grep -q '"event": "tuned"' /tmp/exec-ds.out && [ $i -lt 3000 ] &&
@@ -338,6 +339,16 @@ else
 		hp=$(sed -n 's/.*"target": "\([0-9]*\)", "event": "start".*/\1/p' /tmp/exec-ds.out)
 		check "tuner: damon_stat on: exec: bwapd moves the pages itself" 1 \
 			"$(grep '"event": "start"' /tmp/exec-ds.out | grep -c '"placement": "migrate"')"
+		# the pages faulted while the last setting was placed follow by
+		# the next pass, a second later at most while bwapd follows the
+		# program (a wait for that state, 300 s at most)
+		i=0
+		# shellcheck disable=SC2046 # four numbers
+		while pages_follow wait $(last_weights </tmp/exec-ds.out) | grep -q '^not ok' &&
+			[ $i -lt 600 ]; do
+			sleep 0.5
+			i=$((i + 1))
+		done
 		# shellcheck disable=SC2046 # four numbers
 		pages_follow "tuner: damon_stat on: exec" $(last_weights </tmp/exec-ds.out)
 		[ -n "$hp" ] && kill "$hp"
