@@ -363,6 +363,14 @@ else
 		check "tuner: damon_stat on: daemon: bwapd moves the pages itself" 1 \
 			"$(bwapd --run-dir $RD status | grep -c "^$hp .* watching .* migrate *$")"
 		dw=$(bwapd --run-dir $RD status | awk -v p="$hp" '$1 == p { print $10 }' | tr ',' ' ')
+		# as for exec: pages faulted during the last pass, placed by the
+		# next (a wait for that state, 300 s at most)
+		i=0
+		# shellcheck disable=SC2086 # four numbers
+		while pages_follow wait $dw | grep -q '^not ok' && [ $i -lt 600 ]; do
+			sleep 0.5
+			i=$((i + 1))
+		done
 		# shellcheck disable=SC2086 # four numbers
 		pages_follow "tuner: damon_stat on: daemon" $dw
 		kill $dp
