@@ -272,6 +272,19 @@ pages_follow() {
 		fi
 	done
 }
+# pages_settle LABEL W0 W1 W2 W3: pages_follow, once the pages are in
+# those shares or after 300 s: pages faulted during bwapd's last pass are
+# placed by its next while it follows the process (a wait for a state)
+pages_settle() {
+	settle=$1
+	shift
+	i=0
+	while pages_follow wait "$@" | grep -q '^not ok' && [ $i -lt 600 ]; do
+		sleep 0.5
+		i=$((i + 1))
+	done
+	pages_follow "$settle" "$@"
+}
 # numactl refuses --weights on a kernel without per-process weights.
 task_weights() {
 	numactl -w 0 --weights=1 true 2>/dev/null
@@ -342,15 +355,8 @@ else
 		# the pages faulted while the last setting was placed follow by
 		# the next pass, a second later at most while bwapd follows the
 		# program (a wait for that state, 300 s at most)
-		i=0
 		# shellcheck disable=SC2046 # four numbers
-		while pages_follow wait $(last_weights </tmp/exec-ds.out) | grep -q '^not ok' &&
-			[ $i -lt 600 ]; do
-			sleep 0.5
-			i=$((i + 1))
-		done
-		# shellcheck disable=SC2046 # four numbers
-		pages_follow "tuner: damon_stat on: exec" $(last_weights </tmp/exec-ds.out)
+		pages_settle "tuner: damon_stat on: exec" $(last_weights </tmp/exec-ds.out)
 		[ -n "$hp" ] && kill "$hp"
 		wait $ep
 		echo "wi_hold --workload $WL --max-steps 2" >/tmp/bwapd-rules-ds
@@ -365,14 +371,8 @@ else
 		dw=$(bwapd --run-dir $RD status | awk -v p="$hp" '$1 == p { print $10 }' | tr ',' ' ')
 		# as for exec: pages faulted during the last pass, placed by the
 		# next (a wait for that state, 300 s at most)
-		i=0
 		# shellcheck disable=SC2086 # four numbers
-		while pages_follow wait $dw | grep -q '^not ok' && [ $i -lt 600 ]; do
-			sleep 0.5
-			i=$((i + 1))
-		done
-		# shellcheck disable=SC2086 # four numbers
-		pages_follow "tuner: damon_stat on: daemon" $dw
+		pages_settle "tuner: damon_stat on: daemon" $dw
 		kill $dp
 		wait $dp
 		kill $hp
@@ -711,14 +711,8 @@ else
 		i=$((i + 1))
 	done
 	check "tuner: daemon: the process faulted 16 MiB more" 1 "$(grep -c grown /tmp/hold.out)"
-	i=0
 	# shellcheck disable=SC2086 # four numbers
-	while pages_follow wait $dw | grep -q '^not ok' && [ $i -lt 600 ]; do
-		sleep 0.5
-		i=$((i + 1))
-	done
-	# shellcheck disable=SC2086 # four numbers
-	pages_follow "tuner: daemon: pages faulted after the tuning" $dw
+	pages_settle "tuner: daemon: pages faulted after the tuning" $dw
 	kill $dp
 	wait $dp
 	check "tuner: daemon: stops on SIGTERM" 0 $?
