@@ -37,10 +37,11 @@ static const char *const tev_held_out[] = {
  * nothing is chosen on them.  snc-cxl-pool was added before the tuner
  * learned the machine it runs on (from bwapd profile's measured model),
  * nps4-cxl and hbm-2s before it calibrated that model to the workers'
- * canonical shares.
+ * canonical shares, gh-2s and clique-2x4 before the tuner was studied
+ * on nps4-cxl and hbm-2s.
  */
 static const char *const tev_unseen[] = {
-	"snc-cxl-pool", "nps4-cxl", "hbm-2s",
+	"snc-cxl-pool", "nps4-cxl", "hbm-2s", "gh-2s", "clique-2x4",
 };
 static const char *const tev_workloads[] = {
 	"bandwidth-bound", "latency-bound", "mixed", "private-heavy",
@@ -240,7 +241,8 @@ static inline const char *tev_other_machine(const char *machine)
 	static const char *const all[] = {
 		"bwap-a", "bwap-b", "haswell-2s-8c", "haswell-2s-18c",
 		"dram-cxl", "ring-8", "cxl-2s4", "snc-2s", "tiers-3",
-		"ladder-8", "snc-cxl-pool", "nps4-cxl", "hbm-2s",
+		"ladder-8", "snc-cxl-pool", "nps4-cxl", "hbm-2s", "gh-2s",
+		"clique-2x4",
 	};
 	struct bwm_machine m, o;
 	char msg[256];
