@@ -22,11 +22,12 @@
 
 /*
  * The presets the tuner's parameters were chosen on (ladder-8 since the
- * way the profile finds a route was fixed on it)...
+ * way the profile finds a route was fixed on it, nps4-cxl and hbm-2s
+ * since the profile's model was studied on them)...
  */
 static const char *const tev_tuned[] = {
 	"bwap-a", "bwap-b", "haswell-2s-8c", "haswell-2s-18c", "dram-cxl",
-	"ladder-8",
+	"ladder-8", "nps4-cxl", "hbm-2s",
 };
 /* ...and machines it was not: judged only once it was done. */
 static const char *const tev_held_out[] = {
@@ -36,12 +37,11 @@ static const char *const tev_held_out[] = {
  * Shapes no version of the tuner was developed on: they judge it,
  * nothing is chosen on them.  snc-cxl-pool was added before the tuner
  * learned the machine it runs on (from bwapd profile's measured model),
- * nps4-cxl and hbm-2s before it calibrated that model to the workers'
- * canonical shares, gh-2s and clique-2x4 before the tuner was studied
- * on nps4-cxl and hbm-2s.
+ * gh-2s and clique-2x4 before the profile's model was studied on
+ * nps4-cxl and hbm-2s.
  */
 static const char *const tev_unseen[] = {
-	"snc-cxl-pool", "nps4-cxl", "hbm-2s", "gh-2s", "clique-2x4",
+	"snc-cxl-pool", "gh-2s", "clique-2x4",
 };
 static const char *const tev_workloads[] = {
 	"bandwidth-bound", "latency-bound", "mixed", "private-heavy",
