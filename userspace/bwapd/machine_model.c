@@ -380,8 +380,12 @@ static void fit_queue_factor(struct bwapd_machine_model *mm,
 }
 
 #define FIT_ROUNDS	12
-/* a latency within this share of a sum of hops goes over them */
+/*
+ * a latency within this share of a sum of hops goes over them, or within
+ * HOP_SE of the standard errors of the chases that timed them
+ */
 #define HOP_SLACK	0.05
+#define HOP_SE		3.0
 
 /* Add the link a -> b unless it is there. */
 static void add_link(struct bwm_machine *m, int a, int b)
@@ -399,18 +403,44 @@ static void add_link(struct bwm_machine *m, int a, int b)
 }
 
 /*
+ * How much more than H(a, b) the hops through k may take and still be
+ * its route: HOP_SLACK of it, or HOP_SE standard errors of the four
+ * chases the comparison rests on (H(a, k) + H(k, b) - H(a, b) is
+ * L[a][k] + L[k][b] - L[k][k] - L[a][b]), whichever is more.  A latency
+ * no chase timed adds nothing: its error is a guess, not a spread.
+ */
+static double hop_slack(const struct bwapd_machine_model *mm, double h,
+			int a, int k, int b)
+{
+	const struct bwapd_figure *f[4] = {
+		&mm->latency[a][k], &mm->latency[k][b],
+		&mm->latency[k][k], &mm->latency[a][b],
+	};
+	double v = 0;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (f[i]->origin == BWAPD_ORIGIN_MEASURED)
+			v += f[i]->se * f[i]->se;
+	return fmax(HOP_SLACK * h, HOP_SE * sqrt(v));
+}
+
+/*
  * The links between nodes, from the idle latencies the chases measured.
  * From CPU node a's memory to CPU node b, H(a, b) = latency - a's local
  * latency is the time the hops take; a route that the hops through some
  * other CPU node k explain (H(a, k) + H(k, b) within HOP_SLACK of it)
- * goes through k, any other is a link of its own.  A node without CPUs
+ * goes through k, any other is a link of its own; the chases' own
+ * spread widens that margin (hop_slack()).  A node without CPUs
  * hangs off the CPU nodes nearest to it, and off any other whose latency
  * a route through those does not explain.  Links carry data one way:
  * reads from memory to CPUs, writes back.  0: no links (latencies not
  * measured, or a machine of one CPU node).
  */
-static int infer_links(struct bwm_machine *m, const struct bwapd_topology *t)
+static int infer_links(struct bwapd_machine_model *mm,
+		       const struct bwapd_topology *t)
 {
+	struct bwm_machine *m = &mm->m;
 	double H[BWAPD_MAX_NODES][BWAPD_MAX_NODES];
 	uint32_t cpu = t->cpu_nodes, both = t->cpu_nodes & t->mem_nodes;
 	int n = t->nr_nodes, a, b, k;
@@ -432,7 +462,8 @@ static int infer_links(struct bwm_machine *m, const struct bwapd_topology *t)
 				for (k = 0; direct && k < n; k++)
 					if (k != a && k != b && (both & (1u << k)) &&
 					    H[a][k] > 0 && H[k][b] > 0 &&
-					    H[a][k] + H[k][b] <= H[a][b] * (1 + HOP_SLACK))
+					    H[a][k] + H[k][b] <= H[a][b] +
+					    hop_slack(mm, H[a][b], a, k, b))
 						direct = 0;
 				if (direct) {
 					add_link(m, a, b);
@@ -670,7 +701,7 @@ static void fit(struct bwapd_machine_model *mm, const struct phase *ph, int nr,
 		}
 	}
 	m->nr_links = 0;
-	if (links && infer_links(m, t))
+	if (links && infer_links(mm, t))
 		link_floors(m, ph, nr, floor);
 	for (round = 0; round < FIT_ROUNDS; round++) {
 		/* a controller no phase found shared serves its widest route */
