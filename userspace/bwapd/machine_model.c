@@ -574,11 +574,36 @@ static int latency_explains(const struct phase *p,
 }
 
 /*
+ * The links that two routes of the phase or more cross: a link one route
+ * alone crosses is no more loaded than when that route ran alone, and
+ * cannot be what the phase's routes lose together.
+ */
+static uint64_t shared_links(const struct bwm_machine *m, const struct phase *p)
+{
+	uint64_t once = 0, twice = 0;
+	int c, j;
+
+	for (c = 0; c < p->nf; c++)
+		for (j = 0; j < m->nr_nodes; j++) {
+			const struct bwm_flow *f = &p->f[c];
+			uint64_t r;
+
+			if (!(f->mem & (1u << j)) || j == f->cpu)
+				continue;
+			r = f->write ? m->route[f->cpu][j] : m->route[j][f->cpu];
+			twice |= once & r;
+			once |= r;
+		}
+	return twice;
+}
+
+/*
  * A phase of several routes that the model gives more than the machine
  * did: what binds it is the most loaded of what its routes share (a
- * link above the least it carries, or the controller of a controller
- * phase), lowered until the model gives what was measured.  One the
- * model gives less: the binding one is raised.  1 if a figure moved.
+ * link two of them cross, above the least it carries, or the controller
+ * of a controller phase), lowered until the model gives what was
+ * measured.  One the model gives less: the binding one is raised.  1 if
+ * a figure moved.
  */
 static int fit_shared(struct bwapd_machine_model *mm, const struct phase *p,
 		      const double *floor)
@@ -588,17 +613,15 @@ static int fit_shared(struct bwapd_machine_model *mm, const struct phase *p,
 	double cu[BWAPD_MAX_NODES], lu[BWM_MAX_LINKS], got, want = 0, most = 0;
 	double *cap = NULL, least = 0;
 	struct bwapd_figure *f = NULL;
-	uint64_t crossed = 0;
+	uint64_t crossed = shared_links(m, p);
 	int j = __builtin_ctz(p->f[0].mem), c, l, ctrl;
 
 	ctrl = p->kind == PH_CTRL_READ || p->kind == PH_CTRL_WRITE;
 	if (bwm_bench_flows_load(m, p->nf, p->f, r, cu, lu))
 		return 0;
 	got = sum(p->g, p->nf);
-	for (c = 0; c < p->nf; c++) {
+	for (c = 0; c < p->nf; c++)
 		want += r[c].gbps;
-		crossed |= flow_links(m, &p->f[c]);
-	}
 	if (!(want > 0) || !(got > 0) || fabs(got / want - 1) < SHARED_BELOW / 3 ||
 	    latency_explains(p, r, got, want))
 		return 0;

@@ -17,7 +17,7 @@
  * The model is what bwapd profile measured of the machine, or what the
  * firmware says of it: it can be wrong.  Before any step it must agree
  * with what was measured of this machine already, the workers' canonical
- * weights, within MODEL_AGREE; a model that does not is not of this
+ * weights, within BWAPD_MODEL_AGREE; a model that does not is not of this
  * machine, and the DWP search tunes without it.  One that does is
  * calibrated to them (calibrate()).  Every prediction is checked by
  * the measurement that follows it.  One from a fit of two points or more
@@ -488,7 +488,7 @@ static int share_weights(const struct tuner *tu, const double *from,
  * wrong, and wrong most where it chose rather than measured: which way a
  * route goes, which links two flows share.  The workers' canonical
  * shares were measured with all of them loading every node at once.  If
- * the model's own profiling run gives them with more than MODEL_AGREE of
+ * the model's own profiling run gives them with more than BWAPD_MODEL_AGREE of
  * the pages elsewhere, the model is not of this machine, and the DWP
  * search tunes without it.  Within that, it is calibrated to give them:
  * every
@@ -497,7 +497,6 @@ static int share_weights(const struct tuner *tu, const double *from,
  * scales' product, weighted by the shares, stays 1, so the model's total
  * bandwidth is the one it was handed.
  */
-#define MODEL_AGREE	0.05
 #define SCALE_MIN	0.25
 #define SCALE_MAX	4.0
 #define CALIBRATE_ITERS	8
@@ -554,7 +553,7 @@ static int calibrate(struct tuner *tu)
 			return -EINVAL;
 		for (j = 0; !k && j < n; j++)
 			moved += fabs(f[j] - tu->canonical[j]) / 2;
-		if (moved > MODEL_AGREE)
+		if (moved > BWAPD_MODEL_AGREE)
 			return -EDOM;
 		for (j = 0; j < n; j++) {
 			if (f[j] > 0 && tu->canonical[j] > 0)

@@ -12,6 +12,13 @@
 
 struct bwapd_tune_step;
 
+/*
+ * A model of the machine whose own profiling run gives the workers'
+ * canonical shares with more than this share of the pages elsewhere is
+ * not of this machine: the tuner does not predict with it.
+ */
+#define BWAPD_MODEL_AGREE	0.05
+
 struct bwapd_tune_opts {
 	int samples;			/* n: measurements per step */
 	int trim;			/* c: dropped at each end */

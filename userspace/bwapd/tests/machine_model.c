@@ -206,4 +206,56 @@ TEST(links_survive_the_noise)
 	EXPECT_EQ(0, bad);
 }
 
+/*
+ * What the tuner asks of the model first: that its own profiling run
+ * give the workers' canonical shares (measured, with the benchmark of
+ * every worker set) with at most BWAPD_MODEL_AGREE of the pages
+ * elsewhere, or it tunes without it.  With 1 % noise, every worker set
+ * the bench tunes, on the presets of at most six nodes the tuner is
+ * tuned on (the eight-node ones: their routes above).  On hbm-2s the
+ * streams cannot load the on-package HBM to its width, and the fit
+ * blamed what the HBM's routes lose together on the socket link that
+ * only one of them crosses: the HBM's controller stayed at 353 GB/s of
+ * its 680, and the shares of worker 0 came out 12 % off.
+ */
+TEST(canonical_shares_agree)
+{
+	static const char *const names[] = {
+		"bwap-b", "haswell-2s-8c", "haswell-2s-18c", "dram-cxl",
+		"nps4-cxl", "hbm-2s",
+	};
+	int i, bad = 0;
+
+	for (i = 0; i < TEV_NR(names); i++) {
+		const char *name = names[i];
+		struct bwm_machine m, got;
+		uint32_t sets[3];
+		char why[512];
+		int ns, w;
+
+		ASSERT_EQ(0, bwm_test_load(name, NULL, 0, &m, NULL));
+		ASSERT_EQ(0, tev_profile_model(name, 1, 0.01, &got, why,
+					       sizeof(why)))
+			TH_LOG("%s: %s", name, why);
+		ns = tev_worker_sets(&m, sets);
+		for (w = 0; w < ns; w++) {
+			double want[BWM_MAX_NODES], f[BWM_MAX_NODES], moved = 0;
+			struct bwm_profile prof;
+			int j;
+
+			ASSERT_EQ(0, tev_canonical(&m, sets[w], want));
+			ASSERT_EQ(0, bwm_profile_run(&got, sets[w], 1, 0, NULL, &prof));
+			ASSERT_EQ(0, bwm_canonical_fractions(prof.bw, m.nr_nodes,
+							     sets[w], f));
+			for (j = 0; j < m.nr_nodes; j++)
+				moved += fabs(f[j] - want[j]) / 2;
+			TH_LOG("%s, workers %x: %.4f of the pages elsewhere",
+			       name, sets[w], moved);
+			if (moved > BWAPD_MODEL_AGREE)
+				bad++;
+		}
+	}
+	EXPECT_EQ(0, bad);
+}
+
 TEST_HARNESS_MAIN
