@@ -507,14 +507,22 @@ static int infer_links(struct bwapd_machine_model *mm,
 }
 
 /* The links a flow's routes cross (reads from its nodes, or writes). */
+/* The links of a flow's route between node j and its CPU node (0: none). */
+static uint64_t route_links(const struct bwm_machine *m,
+			    const struct bwm_flow *f, int j)
+{
+	if (!(f->mem & (1u << j)) || j == f->cpu)
+		return 0;
+	return f->write ? m->route[f->cpu][j] : m->route[j][f->cpu];
+}
+
 static uint64_t flow_links(const struct bwm_machine *m, const struct bwm_flow *f)
 {
 	uint64_t l = 0;
 	int j;
 
 	for (j = 0; j < m->nr_nodes; j++)
-		if ((f->mem & (1u << j)) && j != f->cpu)
-			l |= f->write ? m->route[f->cpu][j] : m->route[j][f->cpu];
+		l |= route_links(m, f, j);
 	return l;
 }
 
@@ -585,12 +593,8 @@ static uint64_t shared_links(const struct bwm_machine *m, const struct phase *p)
 
 	for (c = 0; c < p->nf; c++)
 		for (j = 0; j < m->nr_nodes; j++) {
-			const struct bwm_flow *f = &p->f[c];
-			uint64_t r;
+			uint64_t r = route_links(m, &p->f[c], j);
 
-			if (!(f->mem & (1u << j)) || j == f->cpu)
-				continue;
-			r = f->write ? m->route[f->cpu][j] : m->route[j][f->cpu];
 			twice |= once & r;
 			once |= r;
 		}

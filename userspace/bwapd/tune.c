@@ -488,14 +488,13 @@ static int share_weights(const struct tuner *tu, const double *from,
  * wrong, and wrong most where it chose rather than measured: which way a
  * route goes, which links two flows share.  The workers' canonical
  * shares were measured with all of them loading every node at once.  If
- * the model's own profiling run gives them with more than BWAPD_MODEL_AGREE of
- * the pages elsewhere, the model is not of this machine, and the DWP
- * search tunes without it.  Within that, it is calibrated to give them:
- * every
- * memory node's bandwidth as the workers get it (its paths to them and
- * its controller) scaled, in a fixed point, by its share's error.  The
- * scales' product, weighted by the shares, stays 1, so the model's total
- * bandwidth is the one it was handed.
+ * the model's own profiling run gives them with more than
+ * BWAPD_MODEL_AGREE of the pages elsewhere, the model is not of this
+ * machine, and the DWP search tunes without it.  Within that, it is
+ * calibrated to give them: every memory node's bandwidth as the workers
+ * get it (its paths to them and its controller) scaled, in a fixed point,
+ * by its share's error.  The scales' product, weighted by the shares,
+ * stays 1, so the model's total bandwidth is the one it was handed.
  */
 #define SCALE_MIN	0.25
 #define SCALE_MAX	4.0

@@ -55,6 +55,13 @@ static double link_gbps(const struct bwm_machine *m, int a, int b)
 	return 0;
 }
 
+/* A preset by name, or a machine file by path. */
+static int load_machine(const char *name, struct bwm_machine *m)
+{
+	return strchr(name, '/') ? bwm_machine_load(name, m, NULL) :
+				   bwm_test_load(name, NULL, 0, m, NULL);
+}
+
 #define NEAR(want, got, what, ...) do {					\
 	double w_ = (want), g_ = (got);					\
 									\
@@ -134,8 +141,7 @@ TEST(routes_survive_the_noise)
 		char why[512];
 		int a, b, routes = 0;
 
-		ASSERT_EQ(0, strchr(name, '/') ? bwm_machine_load(name, &m, NULL) :
-			     bwm_test_load(name, NULL, 0, &m, NULL));
+		ASSERT_EQ(0, load_machine(name, &m));
 		ASSERT_EQ(0, tev_profile_model(name, 1, 0.01, &got, why,
 					       sizeof(why)))
 			TH_LOG("%s: %s", name, why);
@@ -156,6 +162,24 @@ TEST(routes_survive_the_noise)
 		TH_LOG("%s: %d routes", name, routes);
 	}
 	EXPECT_EQ(0, bad);
+}
+
+/* How many links of a the machine b lacks, each logged as 'what'. */
+static int links_lacking(struct __test_metadata *_metadata,
+			 const struct bwm_machine *a,
+			 const struct bwm_machine *b, const char *name, int seed,
+			 const char *what)
+{
+	int l, bad = 0;
+
+	for (l = 0; l < a->nr_links; l++) {
+		if (link_gbps(b, a->link[l].from, a->link[l].to) > 0)
+			continue;
+		TH_LOG("%s, seed %d: %s from node %d to node %d", name, seed,
+		       what, a->link[l].from, a->link[l].to);
+		bad++;
+	}
+	return bad;
 }
 
 /*
@@ -179,28 +203,15 @@ TEST(links_survive_the_noise)
 		struct bwm_machine m, got;
 		char why[512];
 
-		ASSERT_EQ(0, strchr(name, '/') ? bwm_machine_load(name, &m, NULL) :
-			     bwm_test_load(name, NULL, 0, &m, NULL));
+		ASSERT_EQ(0, load_machine(name, &m));
 		for (seed = 1; seed <= 5; seed++) {
-			int l, k;
-
 			ASSERT_EQ(0, tev_profile_model(name, (uint64_t)seed, 0.01,
 						       &got, why, sizeof(why)))
 				TH_LOG("%s: %s", name, why);
-			for (l = 0; l < got.nr_links; l++) {
-				if (link_gbps(&m, got.link[l].from, got.link[l].to) > 0)
-					continue;
-				TH_LOG("%s, seed %d: a link from node %d to node %d the machine does not have",
-				       name, seed, got.link[l].from, got.link[l].to);
-				bad++;
-			}
-			for (k = 0; k < m.nr_links; k++) {
-				if (link_gbps(&got, m.link[k].from, m.link[k].to) > 0)
-					continue;
-				TH_LOG("%s, seed %d: no link from node %d to node %d",
-				       name, seed, m.link[k].from, m.link[k].to);
-				bad++;
-			}
+			bad += links_lacking(_metadata, &got, &m, name, seed,
+					     "a link the machine does not have");
+			bad += links_lacking(_metadata, &m, &got, name, seed,
+					     "no link");
 		}
 	}
 	EXPECT_EQ(0, bad);
@@ -240,13 +251,11 @@ TEST(canonical_shares_agree)
 		ns = tev_worker_sets(&m, sets);
 		for (w = 0; w < ns; w++) {
 			double want[BWM_MAX_NODES], f[BWM_MAX_NODES], moved = 0;
-			struct bwm_profile prof;
 			int j;
 
+			/* the machine's, and the model's own profiling run */
 			ASSERT_EQ(0, tev_canonical(&m, sets[w], want));
-			ASSERT_EQ(0, bwm_profile_run(&got, sets[w], 1, 0, NULL, &prof));
-			ASSERT_EQ(0, bwm_canonical_fractions(prof.bw, m.nr_nodes,
-							     sets[w], f));
+			ASSERT_EQ(0, tev_canonical(&got, sets[w], f));
 			for (j = 0; j < m.nr_nodes; j++)
 				moved += fabs(f[j] - want[j]) / 2;
 			TH_LOG("%s, workers %x: %.4f of the pages elsewhere",
