@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bwapd daemon: look at the processes every few seconds and fork a
- * tuner for each one a rule names; stop the tuners on SIGTERM.
+ * tuner for each one a rule names; stop the tuners on SIGTERM.  A
+ * process a rule does not name is looked at again at the next scan, so
+ * one that enters a named unit or cgroup later is tuned from then on.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -131,7 +133,7 @@ static void scan(struct daemon *d)
 		return;
 	while (!daemon_stop && (de = readdir(dir)) && d->nr < MAX_TUNERS) {
 		const struct bwapd_rule *r;
-		char comm[64], path[64];
+		struct bwapd_who who;
 		struct opts ro;
 		pid_t pid = (pid_t)atoi(de->d_name), c;
 
@@ -139,14 +141,14 @@ static void scan(struct daemon *d)
 		    known(d->tuner, d->nr, pid) ||
 		    known(d->given_up, d->nr_given_up, pid))
 			continue;
-		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-		if (bwapd_read_text("", path, comm, sizeof(comm)))
+		if (bwapd_who_read("/proc", pid, &who) || who.kthread)
 			continue;
-		r = bwapd_rules_match(d->rules, d->nr_rules, comm);
+		r = bwapd_rules_match(d->rules, d->nr_rules, &who);
 		if (!r || rule_opts(d->o, r, &ro))
 			continue;
-		bwapd_log(BWAPD_LOG_INFO, "process %d (%s) matches rule %d (%s): tuning it",
-		       (int)pid, comm, r->line, r->pattern);
+		bwapd_log(BWAPD_LOG_INFO, "process %d (%s, %s) matches rule %d (%s): tuning it",
+			  (int)pid, who.comm, bwapd_who_service(&who), r->line,
+			  r->pattern);
 		fflush(stdout);
 		c = fork();
 		if (c < 0)

@@ -96,6 +96,16 @@ static void memory_table(const struct bwapd_status *st, int n,
 	}
 }
 
+static void printable(char *out, size_t len, const char *s)
+{
+	size_t j;
+
+	snprintf(out, len, "%s", s);
+	for (j = 0; out[j]; j++)
+		if ((unsigned char)out[j] < 0x20 || out[j] == 0x7f)
+			out[j] = '?';
+}
+
 static json_object *status_json(const struct bwapd_status *s,
 				const struct machine_mem *mm)
 {
@@ -107,6 +117,14 @@ static json_object *status_json(const struct bwapd_status *s,
 	bj_int(e, "pid", s->pid);
 	bj_int(e, "tuner", s->tuner);
 	bj_str(e, "command", s->command);
+	if (s->unit[0])
+		bj_str(e, "unit", s->unit);
+	else
+		json_object_object_add(e, "unit", NULL);
+	if (s->cgroup[0])
+		bj_str(e, "cgroup", s->cgroup);
+	else
+		json_object_object_add(e, "cgroup", NULL);
 	bj_str(e, "target", s->target);
 	bj_str(e, "placement", s->placement);
 	bj_str(e, "workers", s->workers);
@@ -138,9 +156,9 @@ int cmd_status(const struct opts *o)
 	static struct bwapd_status st[256];
 	struct machine_mem mm;
 	json_object *doc, *list;
-	char w[4 * BWM_MAX_NODES], cmd[64];
+	char w[4 * BWM_MAX_NODES], cmd[64], unit[BWAPD_CGROUP_LEN];
 	struct stat sb;
-	int i, j, n;
+	int i, n;
 
 	/* no tuner has run yet where they run by default; elsewhere, a typo */
 	if (strcmp(o->run_dir, BWAPD_RUN_DIR) && stat(o->run_dir, &sb)) {
@@ -163,9 +181,10 @@ int cmd_status(const struct opts *o)
 		return bj_print(doc) ? 1 : 0;
 	}
 	if (n)
-		printf("%-7s %-7s %-15s %-8s %-9s %6s %-12s %5s %10s  %-15s %s\n",
+		printf("%-7s %-7s %-15s %-8s %-9s %6s %-12s %5s %10s  %-15s %-9s %s\n",
 		       "pid", "tuner", "command", "workers", "state", "DWP",
-		       "stalls", "steps", "pages", "weights", "placement");
+		       "stalls", "steps", "pages", "weights", "placement",
+		       "unit");
 	else
 		printf("no process is being tuned (%s)\n", o->run_dir);
 	for (i = 0; i < n; i++) {
@@ -173,17 +192,16 @@ int cmd_status(const struct opts *o)
 		char pid[16];
 
 		bwm_weights_format(s->weights, s->nr_nodes, w, sizeof(w));
-		/* a command name is any bytes: no terminal controls */
-		snprintf(cmd, sizeof(cmd), "%s", s->command);
-		for (j = 0; cmd[j]; j++)
-			if ((unsigned char)cmd[j] < 0x20 || cmd[j] == 0x7f)
-				cmd[j] = '?';
+		/* names are any bytes: no terminal controls */
+		printable(cmd, sizeof(cmd), s->command);
+		printable(unit, sizeof(unit), s->unit[0] ? s->unit :
+			  s->cgroup[0] ? s->cgroup : "-");
 		snprintf(pid, sizeof(pid), "%d", (int)s->pid);
-		printf("%-7s %-7d %-15s %-8s %-9s %6.3f %-12.4g %5d %10llu  %-15s %s\n",
+		printf("%-7s %-7d %-15s %-8s %-9s %6.3f %-12.4g %5d %10llu  %-15s %-9s %s\n",
 		       s->pid ? pid : "model", (int)s->tuner, cmd,
 		       s->workers, s->stale ? "stale" : s->state, s->dwp,
 		       s->stalls, s->steps, (unsigned long long)s->moved, w,
-		       s->placement[0] ? s->placement : "-");
+		       s->placement[0] ? s->placement : "-", unit);
 	}
 	memory_table(st, n, &mm);
 	return 0;

@@ -270,15 +270,6 @@ static int place_process(const struct opts *o, struct bwapd_target *proc,
 	return 0;
 }
 
-static void process_comm(pid_t pid, char *buf, size_t len)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	if (bwapd_read_text("", path, buf, len))
-		snprintf(buf, len, "?");
-}
-
 int cmd_check_plot(const struct opts *o)
 {
 	char dir[BWAPD_PATH_MAX], why[BWAPD_PATH_MAX + 128], *slash;
@@ -325,7 +316,8 @@ int cmd_tune_target(const struct opts *o, pid_t pid,
 	uint8_t w0[BWAPD_MAX_NODES];
 	uint64_t pages[BWAPD_MAX_NODES], total = 0;
 	uint32_t workers = 0;
-	char name[32], command[64];
+	struct bwapd_who who;
+	char name[32];
 	int ret, j, rc = 1;
 
 	if (cmd_check_plot(o))
@@ -472,19 +464,18 @@ int cmd_tune_target(const struct opts *o, pid_t pid,
 		/* DAMON's destinations can leave nodes out, the weights not */
 		if (t == &model)
 			model.leave_out = proc.leave_out;
+		if (bwapd_who_read("/proc", pid, &who))
+			snprintf(who.comm, sizeof(who.comm), "?");
 	}
 	{
 		const struct tune_run run = {
 			.o = o, .pid = pid, .name = name, .t = t, .hi = hi,
 			.workers = workers, .canon = &canon, .w0 = w0,
 			.placement = pid ? proc.placement : "model",
-			.command = command,
+			.command = pid ? who.comm : wl.name,
+			.who = pid ? &who : NULL,
 		};
 
-		if (pid)
-			process_comm(pid, command, sizeof(command));
-		else
-			snprintf(command, sizeof(command), "%s", wl.name);
 		rc = tune_run(&run, to);
 	}
 out:

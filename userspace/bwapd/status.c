@@ -53,6 +53,8 @@ int bwapd_status_write(const char *dir, const struct bwapd_status *s)
 	json_object_object_add(o, "pid", json_object_new_int(s->pid));
 	json_object_object_add(o, "tuner", json_object_new_int(s->tuner));
 	json_object_object_add(o, "command", json_object_new_string(s->command));
+	json_object_object_add(o, "unit", json_object_new_string(s->unit));
+	json_object_object_add(o, "cgroup", json_object_new_string(s->cgroup));
 	json_object_object_add(o, "target", json_object_new_string(s->target));
 	json_object_object_add(o, "placement",
 			       json_object_new_string(s->placement));
@@ -128,6 +130,8 @@ static int parse_entry(const char *path, struct bwapd_status *s)
 	s->pid = (pid_t)get_num(o, "pid");
 	s->tuner = (pid_t)get_num(o, "tuner");
 	get_str(o, "command", s->command, sizeof(s->command));
+	get_str(o, "unit", s->unit, sizeof(s->unit));
+	get_str(o, "cgroup", s->cgroup, sizeof(s->cgroup));
 	get_str(o, "target", s->target, sizeof(s->target));
 	get_str(o, "placement", s->placement, sizeof(s->placement));
 	get_str(o, "workers", s->workers, sizeof(s->workers));

@@ -8,6 +8,7 @@
 
 #include <time.h>
 
+#include "cgroup.h"
 #include "tune.h"
 
 #define BWAPD_RUN_DIR		"/run/bwapd"
@@ -16,6 +17,8 @@ struct bwapd_status {
 	pid_t pid;			/* the target; 0: a modelled workload */
 	pid_t tuner;			/* the bwapd that tunes it */
 	char command[64];		/* the target's comm */
+	char unit[BWAPD_UNIT_LEN];	/* its unit (a user manager's), or "" */
+	char cgroup[BWAPD_CGROUP_LEN];	/* its cgroup, or "" */
 	char target[16];		/* "process", "model" */
 	char placement[16];		/* "weights", "damon", "global", "model" */
 	char workers[64];

@@ -301,6 +301,11 @@ int tune_run(const struct tune_run *run, struct bwapd_tune_opts to)
 			 per_insn ? "stalls/instruction" : "stalls/s");
 	}
 	snprintf(l.st.command, sizeof(l.st.command), "%s", run->command);
+	if (run->who) {
+		snprintf(l.st.unit, sizeof(l.st.unit), "%s", run->who->user_unit[0] ?
+			 run->who->user_unit : run->who->unit);
+		snprintf(l.st.cgroup, sizeof(l.st.cgroup), "%s", run->who->cgroup);
+	}
 	if (o->json) {
 		json_object *e = tune_event(&l, "start");
 

@@ -12,6 +12,7 @@
 
 #include <sys/types.h>
 
+#include "cgroup.h"
 #include "opts.h"
 #include "profile.h"
 #include "target.h"
@@ -22,6 +23,7 @@ struct tune_run {
 	pid_t pid;			/* the process; 0: a workload of the model */
 	const char *name;		/* the target in the output: its PID, "model" */
 	const char *command;		/* its command name, or the workload's */
+	const struct bwapd_who *who;	/* the process's units, or NULL */
 	const char *placement;		/* how its pages get their weights */
 	uint32_t workers;		/* the nodes it runs on */
 	struct bwapd_target *t;		/* what is tuned */

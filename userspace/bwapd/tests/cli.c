@@ -718,9 +718,9 @@ TEST_F(cli, tune_and_status)
 		usleep(50000);
 	}
 	EXPECT_EQ(0, json_check(self->dir, r.out, 0,
-		"[(t['command'], t['target'], t['workers'], t['state'], t['stale'], t['metric']) "
-		"for t in d['tuners']] == "
-		"[('mixed', 'model', '0', 'watching', False, 'stalls/instruction')]"))
+		"[(t['command'], t['target'], t['workers'], t['state'], t['stale'], t['metric'], "
+		"t['unit'], t['cgroup']) for t in d['tuners']] == "
+		"[('mixed', 'model', '0', 'watching', False, 'stalls/instruction', None, None)]"))
 		TH_LOG("%s", r.out);
 	/* its result is in its output (a file) while it watches, not at exit */
 	snprintf(cmd, sizeof(cmd), "grep -q '^model: DWP [0-9.]* after [0-9]* steps' %s/watch.out",
@@ -1204,6 +1204,9 @@ TEST_F(cli, status_json_hostile_comm)
 		snprintf(path, sizeof(path), "/proc/%d/comm", (int)c);
 		EXPECT_EQ(0, bwapd_read_text("", path, st.command, sizeof(st.command)));
 		EXPECT_STREQ(names[i], st.command);
+		/* a cgroup's name is any bytes too, and a unit's may be */
+		snprintf(st.unit, sizeof(st.unit), "%s", names[i]);
+		snprintf(st.cgroup, sizeof(st.cgroup), "/%s", names[i]);
 		ASSERT_EQ(0, bwapd_status_write(rd, &st));
 		ASSERT_EQ(0, bwapd(&r, -1, "--run-dir %s status --json 2>/dev/null", rd));
 		kill(c, SIGKILL);
@@ -1214,7 +1217,8 @@ TEST_F(cli, status_json_hostile_comm)
 				 (unsigned char)names[i][j]);
 		snprintf(expr, sizeof(expr),
 			 "len(d['tuners']) == 1 and d['tuners'][0]['pid'] == %d and "
-			 "d['tuners'][0]['command'] == "
+			 "d['tuners'][0]['command'] == d['tuners'][0]['unit'] == "
+			 "d['tuners'][0]['cgroup'][1:] == "
 			 "bytes.fromhex('%s').decode('utf-8', 'replace')",
 			 (int)c, hex);
 		EXPECT_EQ(0, json_check(self->dir, r.out, 0, expr))
