@@ -64,12 +64,15 @@ VM_TAP    = $(foreach b,$(BASES),$(foreach t,$(TOPOLOGIES),$(R)/$(b)/$(t)/tap/vm
 		$(R)/stock-$(s)/numa4/tap/bwapd.tap $(R)/stock-$(s)/numa4/tap/bwapd_privileges.tap \
 		$(R)/stock-$(s)/numa4/tap/bwapd_damon_tree.tap \
 		$(if $(filter 6.1,$(s)),,$(R)/stock-$(s)/numa4/tap/wi_inspect.tap)) \
-	    $(R)/compare-series/compare-*.tap
+	    $(R)/compare-series/compare-*.tap $(SYSTEM_TAP)
+SYSTEM_TAP = $(foreach m,wi debian-7.3,$(R)/system/$(m)/tap/vm.tap \
+		$(R)/system/$(m)/tap/kernel-console.tap $(R)/system/$(m)/tap/operator.tap)
 STAGES    := $(BUILD)/stage-times
 TIMED      = scripts/timed.sh $(STAGES)
 
 .PHONY: help deps source kernel kernels kernel-deb harness-source selftests numactl \
 	numactl-deb numactl-check numactl-package-check initramfs check checkpatch host-tests \
+	system-kernel system-packages system-machines system-check \
 	shellcheck manlint series-build demo bench bench-kernel \
 	compare-upstream shell clean model model-check reproduce bench-model bench-bwapd bench-inspect bench-placement bench-tuner check-signature check-inspect bwapd bwapd-check bwapd-static \
 	bwapd-deb bwapd-package-check
@@ -139,6 +142,11 @@ help:
 	@echo '                build/bwapd-deb, checked by lintian'
 	@echo '  bwapd-package-check  bwapd-deb, then installed, used and purged in a clean'
 	@echo '                Debian 12 root (TAP in build/results/host/tap/package-bwapd.tap)'
+	@echo '  system-check  Debian 13 under systemd in numa4, on the 6.12 kernel (base + system'
+	@echo '                fragments, installed from its bindeb-pkg package) and on Debian'"'"'s'
+	@echo '                7.3: the packages installed as the README says, then bwapd.service'
+	@echo '                tuning a service its rule names, journalctl, stop, restart, purge'
+	@echo '                (TAP in build/results/system/)'
 	@echo '  shell         boot $$(TOPOLOGY) with a shell on the console (Ctrl-A x quits)'
 	@echo '  clean         remove build/'
 	@echo 'Variables: BASE=$(BASE) (one of $(BASES)) KCONFIG_FRAGMENTS="$(KCONFIG_FRAGMENTS)"'
@@ -234,6 +242,7 @@ kernels:
 	@for b in $(BASES); do \
 		$(TIMED) "kernel $$b" $(MAKE) --no-print-directory kernel BASE=$$b || exit 1; \
 	done
+	@$(TIMED) "kernel $(SYSTEM_BASE) system" $(MAKE) --no-print-directory system-kernel
 
 # The host-side tests; failures are reported by prove at the end. The
 # model's and bwapd's tests are built first as stages of their own: a
@@ -250,7 +259,7 @@ host-tests:
 	@$(TIMED) " numactl host tests" $(MAKE) --no-print-directory numactl-check \
 		numactl-package-check >/dev/null 2>&1 || true
 	@scripts/build-stage.sh bwapd $(R)/host/tap/build-bwapd.tap \
-		$(BWAPD_MAKE) tests && $(MAKE) --no-print-directory bwapd-check || true
+		$(BWAPD_MAKE) -j$$(nproc) tests && $(MAKE) --no-print-directory bwapd-check || true
 	@$(MAKE) --no-print-directory bwapd-package-check >/dev/null 2>&1 || true
 
 # Every test program in every topology, on the kernel of every base, then
@@ -263,6 +272,7 @@ check:
 	@$(TIMED) userspace $(MAKE) --no-print-directory initramfs
 	@rm -rf $(RESULTS)
 	@$(TIMED) "host tests" $(MAKE) --no-print-directory host-tests
+	@$(TIMED) "system test machines" $(MAKE) --no-print-directory system-machines || true
 	@$(TIMED) "test machines (all)" scripts/vm-tests.sh --initrd $(INITRAMFS) \
 		--bases "$(BASES)" --topologies "$(TOPOLOGIES)" --stock "$(STOCK_KERNELS)" \
 		--out $(RESULTS) --stages $(STAGES)
@@ -418,6 +428,37 @@ bwapd-package-check:
 		{ echo "Bail out! make bwapd-deb failed: $$(tail -n 1 $(BUILD)/bwapd-deb.log)"; \
 		  tail -n 60 $(BUILD)/bwapd-deb.log | sed 's/^/# /'; } >$(R)/host/tap/package-bwapd.tap; \
 	fi; grep -v '^#' $(R)/host/tap/package-bwapd.tap | tail -n 2
+
+# The system test machine (scripts/system-test.sh): Debian 13 under
+# systemd, booted as numa4 on the 6.12 kernel of the test configuration
+# with what a Debian system needs (scripts/kconfig/system.config; its
+# Debian package by bindeb-pkg) and on Debian's own 7.3; in each, the
+# operator's flows of scripts/system/operator.sh.  The image is cached in
+# build/system.
+SYSTEM_BASE := 6.12
+SYSTEM_KOUT := $(BUILD)/$(SYSTEM_BASE)/kernel-system
+SYSTEM_PKGS := $(BUILD)/system/packages
+system-kernel: deps
+	@$(MAKE) --no-print-directory source BASE=$(SYSTEM_BASE)
+	@BASE=$(SYSTEM_BASE) scripts/build-kernel.sh --fragments "base system" \
+		--deb $(SYSTEM_KOUT)-deb $(BUILD)/$(SYSTEM_BASE)/linux $(SYSTEM_KOUT)
+
+# What the machines install: the bwapd and numactl packages, and the
+# program the service runs (make bwapd-deb, numactl-deb, selftests).
+system-packages:
+	@rm -rf $(SYSTEM_PKGS) && mkdir -p $(SYSTEM_PKGS)
+	@cp $(BUILD)/bwapd-deb/bwapd_*.deb $(BUILD)/numactl/deb/libnuma1_*.deb \
+		$(BUILD)/numactl/deb/numactl_*.deb \
+		$(or $(SELFTESTS_BIN),$(SELFTESTS))/helpers/wi_hold $(SYSTEM_PKGS)/
+	@rm -f $(SYSTEM_PKGS)/*-dbgsym_*
+
+system-machines: system-packages
+	@scripts/system-test.sh --out $(RESULTS)/system --debs $(SYSTEM_PKGS) \
+		--wi $(SYSTEM_KOUT)/arch/x86/boot/bzImage --wi-deb $(SYSTEM_KOUT)-deb --stock
+
+system-check: system-kernel bwapd-deb numactl-deb selftests
+	@$(MAKE) --no-print-directory system-machines
+	@scripts/prove-results.sh $(SYSTEM_TAP)
 
 clean:
 	rm -rf $(BUILD)

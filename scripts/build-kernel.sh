@@ -3,7 +3,7 @@
 #
 # Configure and build the test kernel.
 #
-# usage: build-kernel.sh [--fragments "base debug ..."] SRC OUT
+# usage: build-kernel.sh [--fragments "base debug ..."] [--deb DIR] SRC OUT
 #
 #   SRC          kernel tree (e.g. build/6.1/linux)
 #   OUT          object directory (make O=OUT); bzImage ends up in
@@ -13,6 +13,9 @@
 #                containing '/' is taken as a path. kernel-patches/BASE/config
 #                (the options this base names differently) is merged last.
 #   --config-only  generate and check OUT/.config, do not build
+#   --deb DIR    then package the kernel with the tree's bindeb-pkg into
+#                DIR (linux-image-VERSION_*.deb, for installing it the way
+#                a Debian system installs a kernel)
 #
 # The configuration is 'make tinyconfig' plus the fragments, merged with the
 # tree's scripts/kconfig/merge_config.sh and completed by olddefconfig. It
@@ -26,18 +29,19 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 FRAGMENTS=${KCONFIG_FRAGMENTS:-base debug}
-CONFIG_ONLY=0
+CONFIG_ONLY=0 DEB_DIR=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--fragments) FRAGMENTS=$2; shift 2 ;;
 	--config-only) CONFIG_ONLY=1; shift ;;
+	--deb) DEB_DIR=$2; shift 2 ;;
 	-h|--help) script_help "$0"; exit 0 ;;
 	--) shift; break ;;
 	-*) die "unknown option: $1" ;;
 	*) break ;;
 	esac
 done
-[ $# -eq 2 ] || die "usage: $0 [--fragments \"base debug\"] SRC OUT"
+[ $# -eq 2 ] || die "usage: $0 [--fragments \"base debug\"] [--deb DIR] SRC OUT"
 
 SRC=$(cd "$1" && pwd) || die "no kernel tree at $1"
 [ -f "$SRC/Makefile" ] || die "$SRC is not a kernel tree"
@@ -168,3 +172,21 @@ ccache --print-stats 2>/dev/null | awk -F'\t' '
 	$1 == "direct_cache_hit" || $1 == "preprocessed_cache_hit" { hit += $2 }
 	$1 == "cache_miss" { miss = $2 }
 	END { printf "    ccache: %d hits, %d misses\n", hit, miss }' || true
+
+# --- the Debian package -------------------------------------------------------------
+if [ -n "$DEB_DIR" ]; then
+	ensure_packages dpkg-dev rsync kmod cpio
+	mkdir -p "$DEB_DIR"
+	DEB_DIR=$(cd "$DEB_DIR" && pwd)
+	# bindeb-pkg writes the packages next to the object directory
+	rm -f "$(dirname "$OUT")"/linux-*.deb "$DEB_DIR"/linux-*.deb
+	info "packaging with bindeb-pkg into $DEB_DIR (log: $OUT.deb.log)"
+	if ! "${MAKE[@]}" O="$OUT" bindeb-pkg >"$OUT.deb.log" 2>&1; then
+		tail -n 40 "$OUT.deb.log" >&2
+		die "bindeb-pkg failed (full log: $OUT.deb.log)"
+	fi
+	mv "$(dirname "$OUT")"/linux-*.deb "$DEB_DIR"/
+	rm -f "$(dirname "$OUT")"/linux-upstream_* "$(dirname "$OUT")"/linux-*.buildinfo \
+		"$(dirname "$OUT")"/linux-*.changes
+	ls "$DEB_DIR"/linux-image-*.deb >/dev/null 2>&1 || die "bindeb-pkg made no linux-image package"
+fi

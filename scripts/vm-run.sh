@@ -8,6 +8,14 @@
 #                  --topology numa4|cxl|hotplug-cpu|hotplug-cxl
 #                  --mode test|demo|bench|shell --out DIR [--timeout SECS]
 #                  [--append "EXTRA CMDLINE"]
+#        vm-run.sh --kernel BZIMAGE [--initrd CPIO] --disk ROOT.img
+#                  [--drive DATA.img] --topology ... --mode system --out DIR
+#
+# In system mode the machine boots a whole system from ROOT.img (the
+# first virtio disk, /dev/vda, written to a copy-on-write layer that is
+# thrown away: the image stays as it was), with DATA.img read-only as
+# /dev/vdb; the initramfs is the system's own, if it needs one
+# (scripts/system-image.sh, scripts/system-test.sh).
 #
 # Writes DIR/console.log (ttyS0, the kernel console), DIR/ttyS1.log (the
 # programs' output), DIR/tap/<name>.tap per program (scripts/split-tap.sh),
@@ -33,7 +41,7 @@ set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-KERNEL="" INITRD="" TOPO="" MODE="" OUT=""
+KERNEL="" INITRD="" TOPO="" MODE="" OUT="" DISK="" DRIVE=""
 TIMEOUT=${VM_TIMEOUT:-4800}
 STALL=${VM_STALL:-900}
 EXTRA_APPEND=${VM_APPEND:-}
@@ -67,16 +75,25 @@ while [ $# -gt 0 ]; do
 	--out) OUT=$2 ;;
 	--timeout) TIMEOUT=$2 ;;
 	--append) EXTRA_APPEND=$2 ;;
+	--disk) DISK=$2 ;;
+	--drive) DRIVE=$2 ;;
 	*) usage ;;
 	esac
 	shift 2
 done
-for v in "$KERNEL" "$INITRD" "$TOPO" "$MODE" "$OUT"; do
+for v in "$KERNEL" "$TOPO" "$MODE" "$OUT"; do
 	[ -n "$v" ] || usage
 done
 [ -f "$KERNEL" ] || die "kernel image $KERNEL not found"
-[ -f "$INITRD" ] || die "initramfs $INITRD not found"
-case $MODE in test|demo|bench|shell) ;; *) die "unknown mode '$MODE'" ;; esac
+case $MODE in
+test|demo|bench|shell) [ -f "$INITRD" ] || die "initramfs ${INITRD:-(--initrd)} not found" ;;
+system)
+	[ -f "$DISK" ] || die "root disk image ${DISK:-(--disk)} not found"
+	[ -z "$INITRD" ] || [ -f "$INITRD" ] || die "initramfs $INITRD not found"
+	[ -z "$DRIVE" ] || [ -f "$DRIVE" ] || die "disk image $DRIVE not found"
+	;;
+*) die "unknown mode '$MODE'" ;;
+esac
 [[ $TIMEOUT =~ ^[0-9]+$ ]] || die "--timeout wants seconds"
 
 # --- topologies ---------------------------------------------------------------
@@ -212,6 +229,7 @@ done
 # 21 s).  The tests' machines take the longest limit there is, 300 s: a
 # CPU that really stops still shows, a slow host does not.
 cmdline="console=ttyS0,115200 oops=panic panic=-1 kmemleak=on nohugevmalloc"
+[ "$MODE" != system ] || cmdline+=" root=/dev/vda rw"
 cmdline+=" rcupdate.rcu_cpu_stall_timeout=300"
 cmdline+=" wi.mode=$MODE wi.topo=$TOPO wi.dist=$(join / "${rows[@]}")"
 cmdline+=" wi.cpus=$(join / "${NODE_CPUS[@]}") wi.init=$(join , "${NODE_INIT[@]}")"
@@ -258,8 +276,13 @@ qemu=(
 	"${console[@]}"
 	-chardev "file,id=out,path=$OUT/ttyS1.log" -serial chardev:out
 	"${hotplug_args[@]}"
-	-kernel "$KERNEL" -initrd "$INITRD" -append "$cmdline"
+	-kernel "$KERNEL" -append "$cmdline"
 )
+[ -z "$INITRD" ] || qemu+=(-initrd "$INITRD")
+# shellcheck disable=SC2054
+[ -z "$DISK" ] || qemu+=(-drive "file=$DISK,format=raw,if=virtio,snapshot=on")
+# shellcheck disable=SC2054
+[ -z "$DRIVE" ] || qemu+=(-drive "file=$DRIVE,format=raw,if=virtio,readonly=on")
 printf '%q ' "${qemu[@]}" >"$OUT/qemu-cmdline"
 echo >>"$OUT/qemu-cmdline"
 

@@ -97,6 +97,9 @@ static int known(const pid_t *list, int n, pid_t pid)
 
 static void reap(struct daemon *d)
 {
+	char p[16];
+	const char *kv[] = { "BWAPD_EVENT", "end", "BWAPD_RESULT", NULL,
+			     "BWAPD_PID", p, NULL };
 	int status, i;
 	pid_t c;
 
@@ -105,14 +108,17 @@ static void reap(struct daemon *d)
 			;
 		if (i == d->nr)
 			continue;
+		snprintf(p, sizeof(p), "%d", (int)d->target[i]);
 		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-			bwapd_log(BWAPD_LOG_WARNING, "process %d: tuner failed; not tuned again",
-			       (int)d->target[i]);
+			kv[3] = "failed";
+			bwapd_log_kv(BWAPD_LOG_WARNING, kv, "process %d: tuner failed; not tuned again",
+				     (int)d->target[i]);
 			if (d->nr_given_up < MAX_GIVEN_UP)
 				d->given_up[d->nr_given_up++] = d->target[i];
 		} else {
-			bwapd_log(BWAPD_LOG_INFO, "process %d: tuned until it exited",
-			       (int)d->target[i]);
+			kv[3] = "exited";
+			bwapd_log_kv(BWAPD_LOG_INFO, kv, "process %d: tuned until it exited",
+				     (int)d->target[i]);
 		}
 		d->target[i] = d->target[--d->nr];
 		d->tuner[i] = d->tuner[d->nr];
@@ -122,6 +128,25 @@ static void reap(struct daemon *d)
 		if (kill(d->given_up[i], 0) && errno == ESRCH)
 			d->given_up[i--] = d->given_up[--d->nr_given_up];
 	fflush(stdout);
+}
+
+/* "process PID (COMM, UNIT) matches rule N", with its fields in the journal */
+static void match_log(pid_t pid, const struct bwapd_who *who,
+		      const struct bwapd_rule *r)
+{
+	char p[16], line[16];
+	const char *kv[] = {
+		"BWAPD_EVENT", "match", "BWAPD_PID", p, "BWAPD_COMM", who->comm,
+		"BWAPD_UNIT", who->user_unit[0] ? who->user_unit : who->unit,
+		"BWAPD_CGROUP", who->cgroup, "BWAPD_RULE", line,
+		"BWAPD_PATTERN", r->pattern, NULL,
+	};
+
+	snprintf(p, sizeof(p), "%d", (int)pid);
+	snprintf(line, sizeof(line), "%d", r->line);
+	bwapd_log_kv(BWAPD_LOG_INFO, kv, "process %d (%s, %s) matches rule %d (%s): tuning it",
+		     (int)pid, who->comm, bwapd_who_service(who), r->line,
+		     r->pattern);
 }
 
 static void scan(struct daemon *d)
@@ -146,9 +171,7 @@ static void scan(struct daemon *d)
 		r = bwapd_rules_match(d->rules, d->nr_rules, &who);
 		if (!r || rule_opts(d->o, r, &ro))
 			continue;
-		bwapd_log(BWAPD_LOG_INFO, "process %d (%s, %s) matches rule %d (%s): tuning it",
-			  (int)pid, who.comm, bwapd_who_service(&who), r->line,
-			  r->pattern);
+		match_log(pid, &who, r);
 		fflush(stdout);
 		c = fork();
 		if (c < 0)

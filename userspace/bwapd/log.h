@@ -21,4 +21,26 @@ void bwapd_log_init(int level);
 void bwapd_log(int prio, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * Under the journal, one message with fields of its own for journalctl
+ * (BWAPD_PID=..., "journalctl -o json"): kv is NULL-terminated pairs of
+ * key and value, keys of A-Z, 0-9 and '_'.  Sent by the journal's native
+ * protocol (systemd.journal-fields(7)); 0 when sent, -1 when bwapd does
+ * not log to the journal or the journal took nothing: the caller then
+ * writes the message its own way.
+ */
+int bwapd_journal_send(int prio, const char *const *kv, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The same, else (-1) the message as bwapd_log() writes it. */
+void bwapd_log_kv(int prio, const char *const *kv, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/*
+ * The datagram of such a message into buf (len bytes at most): its
+ * length, or 0 when it does not fit.  A value with a newline goes in the
+ * protocol's binary form: key, newline, length (64 bits, little-endian),
+ * value, newline.
+ */
+size_t bwapd_journal_encode(char *buf, size_t len, int prio, const char *msg,
+			    const char *const *kv);
+
 #endif /* BWAPD_LOG_H */

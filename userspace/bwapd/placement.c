@@ -39,15 +39,19 @@ const char *bwapd_place_kind_name(int kind)
 	return kind >= 0 && kind <= BWAPD_PLACE_AUTO ? kind_names[kind] : "?";
 }
 
-/* Does the kernel have the weights calls (or a filter in their way)? */
+/*
+ * Does the kernel have the weights calls (or a filter in their way, which
+ * the tuner then reports)?  Reading one's own weights: any kernel that
+ * has the calls allows it.  ENOSYS is a kernel without them or a filter
+ * that answers as if; where the kernel's symbols are hidden from bwapd
+ * (bwapd.service's ProtectKernelTunables=) and its release is not this
+ * project's, it cannot tell, and another placement serves.
+ */
 static int kernel_weights(void)
 {
-	char why[512];
-
-	/* reading one's own weights: any kernel that has the calls allows it */
 	return wi_get_mempolicy_weights(PIDFD_SELF_THREAD_GROUP, NULL, 0UL,
 					0U) >= 1 || errno != ENOSYS ||
-	       bwapd_seccomp_why(ENOSYS, why, sizeof(why));
+	       bwapd_kernel_has_weights() == 1;
 }
 
 int bwapd_place_choose(int want, const char *dir, char *why, size_t len,

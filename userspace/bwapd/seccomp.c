@@ -23,12 +23,11 @@ static int seccomp_mode(void)
 }
 
 /*
- * Does the running kernel have set_mempolicy_weights(2)?  1 yes, 0 no, -1
- * unknown.  Its entry points are named in /proc/kallsyms (names are shown
- * whatever kptr_restrict hides); this project's kernels end their release
- * in "-wi".
+ * Its entry points are named in /proc/kallsyms (names are shown whatever
+ * kptr_restrict hides); this project's kernels end their release in
+ * "-wi".
  */
-static int kernel_has_weights(void)
+int bwapd_kernel_has_weights(void)
 {
 	char line[256];
 	struct utsname u;
@@ -57,7 +56,7 @@ int bwapd_seccomp_why(int err, char *buf, size_t len)
 	/* Reading one's own weights is always allowed: not the filter. */
 	if (wi_get_mempolicy_weights(PIDFD_SELF_THREAD_GROUP, NULL, 0UL, 0U) >= 1)
 		return 0;
-	has = kernel_has_weights();
+	has = bwapd_kernel_has_weights();
 	if (has == 0 && err == ENOSYS)
 		return 0;
 	if (has == 1)

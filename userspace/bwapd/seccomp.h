@@ -24,5 +24,11 @@
  * that the kernel has them.
  */
 int bwapd_seccomp_why(int err, char *buf, size_t len);
+/*
+ * Does the running kernel have set_mempolicy_weights(2)?  1 yes, 0 no,
+ * -1 unknown (/proc/kallsyms hidden, as systemd's ProtectKernelTunables=
+ * hides it, on a kernel of another release than this project's).
+ */
+int bwapd_kernel_has_weights(void);
 
 #endif /* BWAPD_SECCOMP_H */

@@ -126,17 +126,30 @@ static void print_result(const struct tune_log *l,
 			 const struct bwapd_tune_result *r)
 {
 	double lo, hi;
-	char w[4 * BWM_MAX_NODES], gain[128] = "";
+	char w[4 * BWM_MAX_NODES], gain[128] = "", dwp[16], steps[16], pid[16];
+	char line[512];
+	const char *kv[] = {
+		"BWAPD_EVENT", "tuned", "BWAPD_RESULT", "tuned", "BWAPD_PID", pid,
+		"BWAPD_COMM", l->st.command, "BWAPD_UNIT", l->st.unit,
+		"BWAPD_CGROUP", l->st.cgroup, "BWAPD_WEIGHTS", w,
+		"BWAPD_DWP", dwp, "BWAPD_STEPS", steps, NULL,
+	};
 
 	if (l->start_stalls > 0 && r->stall_rate >= 0)
 		snprintf(gain, sizeof(gain), "; %s %.4g -> %.4g (%.1f %% %s)",
 			 l->st.metric, l->start_stalls, r->stall_rate,
 			 100 * fabs(1 - r->stall_rate / l->start_stalls),
 			 r->stall_rate <= l->start_stalls ? "fewer" : "more");
-	printf("%s: DWP %.3f after %d steps, %llu pages moved; weights %s%s%s\n",
-	       l->name, r->dwp, r->steps, (unsigned long long)r->moved,
-	       bwm_weights_format(r->weights, l->nr_nodes, w, sizeof(w)), gain,
-	       r->failed ? " (some pages could not move: a node was full)" : "");
+	bwm_weights_format(r->weights, l->nr_nodes, w, sizeof(w));
+	snprintf(dwp, sizeof(dwp), "%.4f", r->dwp);
+	snprintf(steps, sizeof(steps), "%d", r->steps);
+	snprintf(pid, sizeof(pid), "%d", (int)l->st.pid);
+	/* under the journal, with fields: the process, its unit, its weights */
+	snprintf(line, sizeof(line), "%s: DWP %.3f after %d steps, %llu pages moved; weights %s%s%s",
+		 l->name, r->dwp, r->steps, (unsigned long long)r->moved, w,
+		 gain, r->failed ? " (some pages could not move: a node was full)" : "");
+	if (!l->st.pid || bwapd_journal_send(BWAPD_LOG_INFO, kv, "%s", line))
+		printf("%s\n", line);
 	if (r->stall_rate > 0 && flat_range(l, r->stall_rate, &lo, &hi) > 1 &&
 	    hi > lo)
 		printf("%s: settings from DWP %.3f to %.3f measured within %.1f %% "

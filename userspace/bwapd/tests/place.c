@@ -12,8 +12,14 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <linux/filter.h>
+#include <sched.h>
+#include <linux/seccomp.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include "bwapd_test.h"
@@ -326,6 +332,51 @@ TEST_F(place, sparse_mapping_asks_only_present_pages)
 	EXPECT_GE(16ULL * 512, m.asked) TH_LOG("asked %llu of %zu pages",
 					      (unsigned long long)m.asked,
 					      len / (size_t)page);
+}
+
+/*
+ * Under a seccomp filter, with /proc/kallsyms out of sight (systemd's
+ * ProtectKernelTunables= hides it from bwapd.service), a kernel that
+ * lacks the weights calls is not taken for one whose filter blocks
+ * them: bwapd places the pages another way (Debian's 7.3 kernel under
+ * the shipped unit, scripts/system/operator.sh), instead of failing at
+ * the first set_mempolicy_weights(2).
+ */
+TEST(no_weights_calls_under_a_filter_without_kallsyms)
+{
+	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	struct sock_fprog prog = { .len = 1, .filter = &allow };
+	struct utsname u;
+	int status;
+	pid_t c;
+
+	if (wi_get_mempolicy_weights(PIDFD_SELF_THREAD_GROUP, NULL, 0UL, 0U) >= 1 ||
+	    errno != ENOSYS || (!uname(&u) && strstr(u.release, "-wi")))
+		SKIP(return, "this kernel has the weights calls");
+	c = fork();
+	ASSERT_LE(0, c);
+	if (!c) {
+		char why[512], note[512];
+		int kind;
+
+		if (unshare(CLONE_NEWNS) ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount("/dev/null", "/proc/kallsyms", NULL, MS_BIND, NULL))
+			_exit(100);	/* no room to hide it */
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+			_exit(101);
+		kind = bwapd_place_choose(BWAPD_PLACE_AUTO, "", why, sizeof(why),
+					  note, sizeof(note));
+		_exit(kind < 0 ? 102 : kind);
+	}
+	ASSERT_EQ(c, waitpid(c, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 100)
+		SKIP(return, "cannot hide /proc/kallsyms (no mount namespace)");
+	ASSERT_NE(101, WEXITSTATUS(status));
+	EXPECT_NE(BWAPD_PLACE_WEIGHTS, WEXITSTATUS(status));
+	EXPECT_NE(102, WEXITSTATUS(status));
 }
 
 TEST_HARNESS_MAIN
