@@ -437,7 +437,7 @@ bwapd-package-check:
 # build/system.
 SYSTEM_BASE := 6.12
 SYSTEM_KOUT := $(BUILD)/$(SYSTEM_BASE)/kernel-system
-SYSTEM_PKGS := $(BUILD)/system/packages
+SYSTEM_PKGS := $(BUILD)/system-packages
 system-kernel: deps
 	@$(MAKE) --no-print-directory source BASE=$(SYSTEM_BASE)
 	@BASE=$(SYSTEM_BASE) scripts/build-kernel.sh --fragments "base system" \
