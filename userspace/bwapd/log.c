@@ -21,10 +21,11 @@
 /* Set once by bwapd_log_init() from main, read after. */
 static struct {
 	int level;
-	int journal;
-} logcfg = { BWAPD_LOG_INFO, 0 };
+	int journal;		/* standard error is the journal's stream */
+	int journal_out;	/* and so is standard output */
+} logcfg = { BWAPD_LOG_INFO, 0, 0 };
 
-static int stderr_is_journal(void)
+static int is_journal(int fd)
 {
 	const char *js = getenv("JOURNAL_STREAM");
 	unsigned long long dev, ino;
@@ -32,7 +33,7 @@ static int stderr_is_journal(void)
 	char end;
 
 	if (!js || sscanf(js, "%llu:%llu%c", &dev, &ino, &end) != 2 ||
-	    fstat(2, &st))
+	    fstat(fd, &st))
 		return 0;
 	return (unsigned long long)st.st_dev == dev &&
 	       (unsigned long long)st.st_ino == ino;
@@ -41,7 +42,8 @@ static int stderr_is_journal(void)
 void bwapd_log_init(int level)
 {
 	logcfg.level = level;
-	logcfg.journal = stderr_is_journal();
+	logcfg.journal = is_journal(2);
+	logcfg.journal_out = logcfg.journal && is_journal(1);
 }
 
 void bwapd_log(int prio, const char *fmt, ...)
@@ -150,4 +152,9 @@ void bwapd_log_kv(int prio, const char *const *kv, const char *fmt, ...)
 	va_end(ap);
 	if (bwapd_journal_send(prio, kv, "%s", msg))
 		bwapd_log(prio, "%s", msg);
+}
+
+int bwapd_log_stdout_journal(void)
+{
+	return logcfg.journal_out;
 }

@@ -31,6 +31,11 @@ void bwapd_log(int prio, const char *fmt, ...)
  */
 int bwapd_journal_send(int prio, const char *const *kv, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * Whether standard output goes to the journal too: a result written
+ * there may go with fields of its own.
+ */
+int bwapd_log_stdout_journal(void);
 /* The same, else (-1) the message as bwapd_log() writes it. */
 void bwapd_log_kv(int prio, const char *const *kv, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -148,7 +148,8 @@ static void print_result(const struct tune_log *l,
 	snprintf(line, sizeof(line), "%s: DWP %.3f after %d steps, %llu pages moved; weights %s%s%s",
 		 l->name, r->dwp, r->steps, (unsigned long long)r->moved, w,
 		 gain, r->failed ? " (some pages could not move: a node was full)" : "");
-	if (!l->st.pid || bwapd_journal_send(BWAPD_LOG_INFO, kv, "%s", line))
+	if (!l->st.pid || !bwapd_log_stdout_journal() ||
+	    bwapd_journal_send(BWAPD_LOG_INFO, kv, "%s", line))
 		printf("%s\n", line);
 	if (r->stall_rate > 0 && flat_range(l, r->stall_rate, &lo, &hi) > 1 &&
 	    hi > lo)
