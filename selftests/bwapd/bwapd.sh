@@ -367,7 +367,7 @@ else
 		hold 16
 		await_watched $RD 600
 		check "tuner: damon_stat on: daemon: bwapd moves the pages itself" 1 \
-			"$(bwapd --run-dir $RD status | grep -c "^$hp .* watching .* migrate *$")"
+			"$(bwapd --run-dir $RD status | grep -c "^$hp .* watching .* migrate  *[^ ]* *$")"
 		dw=$(bwapd --run-dir $RD status | awk -v p="$hp" '$1 == p { print $10 }' | tr ',' ' ')
 		# as for exec: pages faulted during the last pass, placed by the
 		# next (a wait for that state, 300 s at most)
@@ -697,7 +697,7 @@ else
 	await_watched $RD 120
 	check "tuner: daemon: the process is tuned and watched" 1 "$(bwapd --run-dir $RD status | grep -c "^$hp .*wi_hold .* watching ")"
 	check "tuner: daemon: status says how it is placed" 1 \
-		"$(bwapd --run-dir $RD status | grep -c "^$hp .* watching .* $placement *$")"
+		"$(bwapd --run-dir $RD status | grep -c "^$hp .* watching .* $placement  *[^ ]* *$")"
 	dw=$(bwapd --run-dir $RD status | awk -v p="$hp" '$1 == p { print $10 }' | tr ',' ' ')
 	# shellcheck disable=SC2086 # four numbers
 	pages_follow "tuner: daemon" $dw
@@ -717,7 +717,7 @@ else
 	wait $dp
 	check "tuner: daemon: stops on SIGTERM" 0 $?
 	sed 's/^/# daemon: /' /tmp/bwapd-daemon.out
-	check "tuner: daemon: matched the rule" 1 "$(grep -c "process $hp (wi_hold) matches rule 1" /tmp/bwapd-daemon.out)"
+	check "tuner: daemon: matched the rule" 1 "$(grep -c "process $hp (wi_hold, [^)]*) matches rule 1" /tmp/bwapd-daemon.out)"
 	check "tuner: daemon: its tuners are gone from the status" 0 "$(bwapd --run-dir $RD status | grep -c "^$hp ")"
 	check "tuner: daemon: no DAMON state remains" "$k0" "$(kdamonds)"
 	kill $hp
