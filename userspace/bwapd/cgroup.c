@@ -151,11 +151,14 @@ int bwapd_who_read(const char *proc, pid_t pid, struct bwapd_who *who)
 	return 0;
 }
 
+const char *bwapd_who_unit(const struct bwapd_who *who)
+{
+	return who->user_unit[0] ? who->user_unit : who->unit;
+}
+
 const char *bwapd_who_service(const struct bwapd_who *who)
 {
-	if (who->user_unit[0])
-		return who->user_unit;
-	if (who->unit[0])
-		return who->unit;
+	if (bwapd_who_unit(who)[0])
+		return bwapd_who_unit(who);
 	return who->cgroup[0] ? who->cgroup : "-";
 }

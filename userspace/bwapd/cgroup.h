@@ -35,7 +35,9 @@ void bwapd_cgroup_units(const char *path, char *unit, char *user_unit);
  * thread; 0 or -errno (the process is gone).
  */
 int bwapd_who_read(const char *proc, pid_t pid, struct bwapd_who *who);
-/* What to show of who: its unit, else its user unit, else its cgroup, else "-". */
+/* The unit who runs in: its user manager's unit, else the system's, else "". */
+const char *bwapd_who_unit(const struct bwapd_who *who);
+/* What to show of who: its unit, else its cgroup, else "-". */
 const char *bwapd_who_service(const struct bwapd_who *who);
 
 #endif /* BWAPD_CGROUP_H */

@@ -137,7 +137,7 @@ static void match_log(pid_t pid, const struct bwapd_who *who,
 	char p[16], line[16];
 	const char *kv[] = {
 		"BWAPD_EVENT", "match", "BWAPD_PID", p, "BWAPD_COMM", who->comm,
-		"BWAPD_UNIT", who->user_unit[0] ? who->user_unit : who->unit,
+		"BWAPD_UNIT", bwapd_who_unit(who),
 		"BWAPD_CGROUP", who->cgroup, "BWAPD_RULE", line,
 		"BWAPD_PATTERN", r->pattern, NULL,
 	};

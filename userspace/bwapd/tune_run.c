@@ -316,8 +316,8 @@ int tune_run(const struct tune_run *run, struct bwapd_tune_opts to)
 	}
 	snprintf(l.st.command, sizeof(l.st.command), "%s", run->command);
 	if (run->who) {
-		snprintf(l.st.unit, sizeof(l.st.unit), "%s", run->who->user_unit[0] ?
-			 run->who->user_unit : run->who->unit);
+		snprintf(l.st.unit, sizeof(l.st.unit), "%s",
+			 bwapd_who_unit(run->who));
 		snprintf(l.st.cgroup, sizeof(l.st.cgroup), "%s", run->who->cgroup);
 	}
 	if (o->json) {
