@@ -207,6 +207,13 @@ int cmd_daemon(const struct opts *o)
 	if (ret < 0)
 		return cmd_error("rules", ret, why);
 	d.nr_rules = ret;
+	if (!d.nr_rules) {
+		/* the file as the package ships it: every rule a comment */
+		bwapd_log(BWAPD_LOG_INFO, "no rules in %s: nothing to tune; add "
+			  "one (bwapd(8), RULES), then start the daemon again",
+			  o->rules);
+		return 0;
+	}
 	for (i = 0; i < d.nr_rules; i++) {
 		struct opts ro;
 

@@ -428,6 +428,40 @@ TEST(errors_name_the_line)
 }
 
 /*
+ * The package ships /etc/bwapd/rules with every rule commented out, and
+ * starts the daemon when it is installed: with no rule it has nothing to
+ * tune, says so and ends (status 0) rather than scan /proc for ever.
+ * The file is the one the package ships.
+ */
+TEST(shipped_rules_no_daemon)
+{
+	char dir[64], path[128], cmd[512], out[4096], text[4096];
+	size_t n;
+	FILE *f;
+
+	ASSERT_NE(NULL, temp_dir(dir, sizeof(dir)));
+	f = fopen(BWAPD_TESTS "/../systemd/rules", "r");
+	ASSERT_NE(NULL, f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = 0;
+	ASSERT_EQ(0, put(dir, "rules", "%s", text));
+	snprintf(path, sizeof(path), "%s/rules", dir);
+	EXPECT_EQ(0, bwapd_rules_read(path, rules, 16, out, sizeof(out)));
+	/* a bound for the old daemon, which never ended */
+	snprintf(cmd, sizeof(cmd), "timeout 300 %s --run-dir %s/run daemon --rules %s 2>&1",
+		 BWAPD_BIN, dir, path);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = 0;
+	EXPECT_EQ(0, WEXITSTATUS(pclose(f))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "no rules in ")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, ": nothing to tune")) TH_LOG("%s", out);
+	rm_tree(dir);
+}
+
+/*
  * The rules decide whose memory the daemon moves: a file that another
  * user, or a group, may write is refused, naming the file and the fix,
  * before a line of it is used.  So is a weights file, which the daemon
