@@ -46,6 +46,13 @@ static int open_thread(struct sampler *s, pid_t tid)
 	a.size = sizeof(a);
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_PAGE_FAULTS;
+	/*
+	 * the application's own faults: what it touches.  Faults taken in
+	 * the kernel (copy_to_user) would take CAP_PERFMON from
+	 * kernel.perf_event_paranoid 2, upstream's default, on.
+	 */
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
 	a.sample_period = 1;
 	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU;
 	if (!s->untimed) {

@@ -9,7 +9,9 @@
 #include <json-c/json.h>
 
 #include <signal.h>
+#include <grp.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 
 #include "bwapd_test.h"
 #include "inspect_model.h"
@@ -267,11 +269,16 @@ TEST(command_line)
 }
 
 /* A child that keeps touching fresh pages: first-touch faults. */
-static pid_t toucher(void)
+/* a process touching fresh pages for ever; of user uid (0: the caller's) */
+static pid_t toucher_of(uid_t uid)
 {
 	pid_t pid = fork();
 
 	if (!pid) {
+		if (uid && (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+			    setresuid(uid, uid, uid) ||
+			    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)))
+			_exit(1);
 		for (;;) {
 			char *p = mmap(NULL, 64 << 12, PROT_READ | PROT_WRITE,
 				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -285,6 +292,11 @@ static pid_t toucher(void)
 		}
 	}
 	return pid;
+}
+
+static pid_t toucher(void)
+{
+	return toucher_of(0);
 }
 
 /*
@@ -377,6 +389,48 @@ TEST(process_command_line)
 	EXPECT_EQ(2, run("inspect --pid 1 -- true"));
 	EXPECT_NE(NULL, strstr(out, "no --pid"));
 	EXPECT_EQ(2, run("inspect --"));
+}
+
+/*
+ * Any user inspects its own processes: at kernel.perf_event_paranoid 2,
+ * upstream's default, the page-fault samples take no capability as long
+ * as they leave the kernel's own faults out.  bwapd runs as nobody, on a
+ * process of nobody's.
+ */
+TEST(process_of_its_own_user)
+{
+	char cmd[1024];
+	int paranoid = 3, st;
+	pid_t pid;
+	size_t n;
+	FILE *p;
+
+	if (geteuid())
+		SKIP(return, "needs root, to become another user");
+	p = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	if (p) {
+		if (fscanf(p, "%d", &paranoid) != 1)
+			paranoid = 3;
+		fclose(p);
+	}
+	if (paranoid > 2)
+		SKIP(return, "kernel.perf_event_paranoid %d: no user counts without "
+		     "a capability", paranoid);
+	pid = toucher_of(65534);
+	ASSERT_LT(0, pid);
+	snprintf(cmd, sizeof(cmd), "setpriv --reuid=65534 --regid=65534 --clear-groups "
+		 "%s inspect --pid %d --seconds 0.3 --json 2>&1", BWAPD_BIN, (int)pid);
+	p = popen(cmd, "r");
+	ASSERT_NE(NULL, p);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = 0;
+	st = pclose(p);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	EXPECT_EQ(0, WIFEXITED(st) ? WEXITSTATUS(st) : -1) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "Permission denied")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"samples\": { \"source\": \"page faults"))
+		TH_LOG("%s", out);
 }
 
 TEST_HARNESS_MAIN
