@@ -66,7 +66,8 @@ VM_TAP    = $(foreach b,$(BASES),$(foreach t,$(TOPOLOGIES),$(R)/$(b)/$(t)/tap/vm
 		$(if $(filter 6.1,$(s)),,$(R)/stock-$(s)/numa4/tap/wi_inspect.tap)) \
 	    $(R)/compare-series/compare-*.tap $(SYSTEM_TAP)
 SYSTEM_TAP = $(foreach m,wi debian-7.3,$(R)/system/$(m)/tap/vm.tap \
-		$(R)/system/$(m)/tap/kernel-console.tap $(R)/system/$(m)/tap/operator.tap)
+		$(R)/system/$(m)/tap/kernel-console.tap $(R)/system/$(m)/tap/operator.tap \
+		$(R)/system/$(m)/tap/operator-boot.tap)
 STAGES    := $(BUILD)/stage-times
 TIMED      = scripts/timed.sh $(STAGES)
 
@@ -145,7 +146,8 @@ help:
 	@echo '  system-check  Debian 13 under systemd in numa4, on the 6.12 kernel (base + system'
 	@echo '                fragments, installed from its bindeb-pkg package) and on Debian'"'"'s'
 	@echo '                7.3: the packages installed as the README says, then bwapd.service'
-	@echo '                tuning a service its rule names, journalctl, stop, restart, purge'
+	@echo '                tuning a service its rule names, journalctl, the sandbox, stop,'
+	@echo '                restart, an upgrade, purge'
 	@echo '                (TAP in build/results/system/)'
 	@echo '  shell         boot $$(TOPOLOGY) with a shell on the console (Ctrl-A x quits)'
 	@echo '  clean         remove build/'
@@ -443,14 +445,18 @@ system-kernel: deps
 	@BASE=$(SYSTEM_BASE) scripts/build-kernel.sh --fragments "base system" \
 		--deb $(SYSTEM_KOUT)-deb $(BUILD)/$(SYSTEM_BASE)/linux $(SYSTEM_KOUT)
 
-# What the machines install: the bwapd and numactl packages, and the
-# program the service runs (make bwapd-deb, numactl-deb, selftests).
+# What the machines install: the bwapd and numactl packages, a newer
+# build of bwapd to upgrade to, and the program the service runs (make
+# bwapd-deb, numactl-deb, selftests).
 system-packages:
-	@rm -rf $(SYSTEM_PKGS) && mkdir -p $(SYSTEM_PKGS)
+	@rm -rf $(SYSTEM_PKGS) && mkdir -p $(SYSTEM_PKGS)/upgrade
+	@scripts/build-bwapd-deb.sh --rebuild 1 >$(BUILD)/bwapd-rebuild.log 2>&1 || \
+		{ tail -n 20 $(BUILD)/bwapd-rebuild.log; exit 1; }
 	@cp $(BUILD)/bwapd-deb/bwapd_*.deb $(BUILD)/numactl/deb/libnuma1_*.deb \
 		$(BUILD)/numactl/deb/numactl_*.deb \
 		$(or $(SELFTESTS_BIN),$(SELFTESTS))/helpers/wi_hold $(SYSTEM_PKGS)/
-	@rm -f $(SYSTEM_PKGS)/*-dbgsym_*
+	@cp $(BUILD)/bwapd-deb/rebuild/bwapd_*.deb $(SYSTEM_PKGS)/upgrade/
+	@rm -f $(SYSTEM_PKGS)/*-dbgsym_* $(SYSTEM_PKGS)/upgrade/*-dbgsym_*
 
 system-machines: system-packages
 	@scripts/system-test.sh --out $(RESULTS)/system --debs $(SYSTEM_PKGS) \

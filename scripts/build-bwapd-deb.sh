@@ -8,15 +8,27 @@
 # bwapd's version (BWAPD_VERSION in userspace/bwapd/Makefile), and
 # dpkg-buildpackage builds it; lintian then checks the packages.
 #
-# usage: build-bwapd-deb.sh
+# usage: build-bwapd-deb.sh [--rebuild N]
 #
 # Writes build/bwapd-deb/*.deb and build/bwapd-deb/lintian.txt. Fails
 # when lintian reports an error or a warning.
+#
+# --rebuild N: once the packages are built, a newer build of the same
+# source, as Debian numbers a rebuild (version VERSION+bN), into
+# build/bwapd-deb/rebuild/: what an upgrade installs over them (the
+# system test's upgrade).  It reuses the tree of the last build.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-case ${1:-} in -h|--help) script_help "$0"; exit 0 ;; esac
+REBUILD=""
+case ${1:-} in
+-h|--help) script_help "$0"; exit 0 ;;
+--rebuild) REBUILD=${2:-}; [[ $REBUILD =~ ^[1-9][0-9]*$ ]] ||
+	die "--rebuild takes the number of the build, 1 or more" ;;
+"") ;;
+*) die "unknown argument: $1 (see --help)" ;;
+esac
 
 ensure_packages debhelper dpkg-dev lintian libjson-c-dev libpfm4-dev
 
@@ -24,6 +36,32 @@ VERSION=$(sed -n 's/^BWAPD_VERSION := //p' "$REPO_ROOT/userspace/bwapd/Makefile"
 [ -n "$VERSION" ] || die "no BWAPD_VERSION in userspace/bwapd/Makefile"
 DEB=$BUILD_DIR/bwapd-deb
 SRC=$DEB/bwapd-$VERSION
+MAINT=$(sed -n 's/^Maintainer: //p' "$REPO_ROOT/userspace/bwapd/debian/control")
+
+if [ -n "$REBUILD" ]; then
+	[ -f "$SRC/debian/changelog" ] || die "no build of bwapd $VERSION in $DEB (make bwapd-deb)"
+	V=$VERSION+b$REBUILD
+	# the entry on top of the changelog of the last build, as a rebuild
+	# adds one; the tree's own is put back afterwards
+	cp "$SRC/debian/changelog" "$DEB/changelog"
+	{
+		printf 'bwapd (%s) unstable; urgency=medium\n\n' "$V"
+		printf '  * Rebuild of bwapd %s.\n\n -- %s  %s\n\n' "$VERSION" "$MAINT" "$(date -R)"
+		cat "$DEB/changelog"
+	} >"$SRC/debian/changelog"
+	info "building bwapd $V (log: $DEB/rebuild.log)"
+	rc=0
+	(cd "$SRC" && dpkg-buildpackage -b -nc -uc -us) >"$DEB/rebuild.log" 2>&1 || rc=$?
+	mv "$DEB/changelog" "$SRC/debian/changelog"
+	[ $rc = 0 ] || { tail -n 30 "$DEB/rebuild.log" >&2; die "dpkg-buildpackage failed (see $DEB/rebuild.log)"; }
+	rm -rf "$DEB/rebuild"
+	mkdir -p "$DEB/rebuild"
+	mv "$DEB"/*_"$V"_* "$DEB/rebuild/"
+	for d in "$DEB"/rebuild/*.deb; do
+		info "$(basename "$d")"
+	done
+	exit 0
+fi
 rm -rf "$DEB"
 mkdir -p "$SRC/userspace" "$SRC/Documentation/man8"
 for d in bwapd model include; do
@@ -35,7 +73,6 @@ cp "$REPO_ROOT/Documentation/man8/bwapd.8" "$SRC/Documentation/man8/"
 cp -r "$REPO_ROOT/userspace/bwapd/debian" "$SRC/debian"
 
 DATE=$(date -R -d @"${SOURCE_DATE_EPOCH:-$(git -C "$REPO_ROOT" log -1 --format=%ct 2>/dev/null || date +%s)}")
-MAINT=$(sed -n 's/^Maintainer: //p' "$SRC/debian/control")
 cat >"$SRC/debian/changelog" <<EOT
 bwapd ($VERSION) unstable; urgency=medium
 

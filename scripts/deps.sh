@@ -15,7 +15,7 @@ set -euo pipefail
 PACKAGES=(
 	build-essential bc bison flex libelf-dev libssl-dev
 	ccache cpio busybox-static qemu-system-x86 xz-utils
-	dwarves rsync kmod git perl gzip coreutils util-linux
+	dwarves rsync kmod git perl gzip coreutils util-linux qemu-utils
 	shellcheck mandoc libjson-c-dev libpfm4-dev
 	autoconf automake libtool dpkg-dev
 	debhelper lintian mmdebstrap systemd

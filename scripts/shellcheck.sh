@@ -23,7 +23,7 @@ command -v shellcheck >/dev/null || die "shellcheck not installed (scripts/deps.
 mkdir -p "$(dirname "$TAP")"
 
 cd "$REPO_ROOT"
-mapfile -t files < <(ls scripts/*.sh scripts/system/operator.sh scripts/system/wi-system-test \
+mapfile -t files < <(ls scripts/*.sh scripts/system/*.sh scripts/system/wi-system-test \
 	userspace/bwapd/tests/*.sh numactl/host-tests/*.sh; echo .ci/run)
 fail=0
 {

@@ -12,8 +12,9 @@
 #                       [--stock]
 #
 #   --debs DIR     the packages to install: bwapd_*.deb, libnuma1_*.deb and
-#                  numactl_*.deb (make bwapd-deb, make numactl-deb), and
-#                  wi_hold (build/selftests/helpers)
+#                  numactl_*.deb (make bwapd-deb, make numactl-deb), a
+#                  newer build of bwapd in DIR/upgrade (build-bwapd-deb.sh
+#                  --rebuild), and wi_hold (build/selftests/helpers)
 #   --wi BZIMAGE   this project's kernel, built from the test configuration
 #                  with scripts/kconfig/system.config (make system-kernel),
 #   --wi-deb DIR   and its linux-image package (bindeb-pkg), installed in
@@ -21,7 +22,8 @@
 #   --stock        Debian's 7.3 kernel and initramfs, from the image
 #
 # Results: DIR/wi and DIR/debian-7.3, each as scripts/vm-run.sh leaves
-# them (tap/operator.tap, tap/vm.tap, tap/kernel-console.tap); the two
+# them (tap/operator.tap, tap/operator-boot.tap after the machine's
+# reboot, tap/vm.tap, tap/kernel-console.tap); the two
 # machines run side by side.  The exit status is 0 once they ran: the
 # results are in the TAP files.
 set -euo pipefail
@@ -60,8 +62,14 @@ payload() {
 		[ -f "$f" ] || die "no package $f"
 		cp "$f" "$dir/debs/"
 	done
-	cp "$DEBS/wi_hold" "$REPO_ROOT/scripts/system/operator.sh" "$dir/"
-	echo operator.sh >"$dir/tests"
+	mkdir -p "$dir/debs/upgrade"
+	for f in "$DEBS"/upgrade/bwapd_*.deb; do
+		[ -f "$f" ] || die "no package $f (the newer build to upgrade to)"
+		cp "$f" "$dir/debs/upgrade/"
+	done
+	cp "$DEBS/wi_hold" "$REPO_ROOT"/scripts/system/*.sh "$dir/"
+	# the second after the reboot the first asks for
+	printf '%s\n' operator.sh operator-boot.sh >"$dir/tests"
 	mkfs.ext4 -q -L wi-test -d "$dir" "$OUT/$name.img" 256M ||
 		die "mkfs.ext4 -d $dir failed"
 	rm -rf "$dir"

@@ -13,9 +13,11 @@
 #
 # In system mode the machine boots a whole system from ROOT.img (the
 # first virtio disk, /dev/vda, written to a copy-on-write layer that is
-# thrown away: the image stays as it was), with DATA.img read-only as
-# /dev/vdb; the initramfs is the system's own, if it needs one
-# (scripts/system-image.sh, scripts/system-test.sh).
+# thrown away at the end: the image stays as it was), with DATA.img
+# read-only as /dev/vdb; the initramfs is the system's own, if it needs
+# one (scripts/system-image.sh, scripts/system-test.sh).  A guest that
+# prints "WI-INIT: reboot" on its console before it reboots is booted
+# again, from the same layer (up to $VM_BOOTS times in all, default 3).
 #
 # Writes DIR/console.log (ttyS0, the kernel console), DIR/ttyS1.log (the
 # programs' output), DIR/tap/<name>.tap per program (scripts/split-tap.sh),
@@ -23,7 +25,8 @@
 # (did the VM run to the end in time) and DIR/timing.
 #
 # Environment: VM_TIMEOUT, VM_STALL, VM_APPEND (extra kernel parameters),
-# VM_TEST_TIMEOUT (per-program limit in the guest), QEMU, QEMU_CPU (max),
+# VM_TEST_TIMEOUT (per-program limit in the guest), VM_BOOTS (system mode:
+# boots at most), QEMU, QEMU_CPU (max),
 # QEMU_ACCEL (tcg,thread=multi), VM_ICOUNT=1 (guest clocks advance by
 # executed instructions, -icount shift=0,sleep=off: repeatable timings for
 # benchmarks, on one host thread, with only the boot CPU online).
@@ -244,7 +247,8 @@ cmdline+=" wi.cpus=$(join / "${NODE_CPUS[@]}") wi.init=$(join , "${NODE_INIT[@]}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 rm -rf "$OUT/tap" "$OUT/console.log" "$OUT/ttyS1.log" "$OUT/timing" \
-	"$OUT/hotplug.log" "$OUT/qmp.sock" "$OUT/ctl.in" "$OUT/ctl.out"
+	"$OUT/hotplug.log" "$OUT/qmp.sock" "$OUT/ctl.in" "$OUT/ctl.out" \
+	"$OUT/root.qcow2" "$OUT/qemu.log"
 mkdir -p "$OUT/tap"
 
 # Memory hotplug: DIMM slots, QMP, and ttyS2 to ask for DIMMs on.
@@ -264,7 +268,8 @@ if [ "$MODE" = shell ]; then
 	console=(-chardev "stdio,id=con,mux=on,signal=off,logfile=$OUT/console.log"
 		 -serial chardev:con -mon chardev=con,mode=readline)
 else
-	console=(-chardev "file,id=con,path=$OUT/console.log" -serial chardev:con)
+	# appended to, from one boot to the next
+	console=(-chardev "file,id=con,path=$OUT/console.log,append=on" -serial chardev:con)
 fi
 
 # shellcheck disable=SC2054
@@ -274,13 +279,18 @@ qemu=(
 	"${numa_args[@]}"
 	-nodefaults -no-user-config -display none -no-reboot
 	"${console[@]}"
-	-chardev "file,id=out,path=$OUT/ttyS1.log" -serial chardev:out
+	-chardev "file,id=out,path=$OUT/ttyS1.log,append=on" -serial chardev:out
 	"${hotplug_args[@]}"
 	-kernel "$KERNEL" -append "$cmdline"
 )
 [ -z "$INITRD" ] || qemu+=(-initrd "$INITRD")
 # shellcheck disable=SC2054
-[ -z "$DISK" ] || qemu+=(-drive "file=$DISK,format=raw,if=virtio,snapshot=on")
+if [ -n "$DISK" ]; then
+	# the copy-on-write layer, kept from one boot to the next
+	qemu-img create -q -f qcow2 -F raw -b "$(realpath "$DISK")" "$OUT/root.qcow2" ||
+		die "qemu-img create failed"
+	qemu+=(-drive "file=$OUT/root.qcow2,format=qcow2,if=virtio")
+fi
 # shellcheck disable=SC2054
 [ -z "$DRIVE" ] || qemu+=(-drive "file=$DRIVE,format=raw,if=virtio,readonly=on")
 printf '%q ' "${qemu[@]}" >"$OUT/qemu-cmdline"
@@ -303,32 +313,44 @@ else
 	# guest that stops making progress is stopped: one whose programs'
 	# output (ttyS1) and console have not grown for $STALL seconds.
 	# $TIMEOUT still bounds the whole run.
-	"${qemu[@]}" </dev/null >"$OUT/qemu.log" 2>&1 &
-	qpid=$!
-	seen=-1 last=$start now=$start limit=0
-	while kill -0 "$qpid" 2>/dev/null; do
-		sleep 2
-		now=$(date +%s)
-		size=$({ cat "$OUT/ttyS1.log" "$OUT/console.log" 2>/dev/null || true; } | wc -c)
-		if [ "$size" != "$seen" ]; then
-			seen=$size last=$now
+	boots=0 limit=0
+	while :; do
+		boots=$((boots + 1))
+		"${qemu[@]}" </dev/null >>"$OUT/qemu.log" 2>&1 &
+		qpid=$!
+		seen=-1 last=$(date +%s) now=$last
+		while kill -0 "$qpid" 2>/dev/null; do
+			sleep 2
+			now=$(date +%s)
+			size=$({ cat "$OUT/ttyS1.log" "$OUT/console.log" 2>/dev/null || true; } | wc -c)
+			if [ "$size" != "$seen" ]; then
+				seen=$size last=$now
+			fi
+			if [ $((now - last)) -ge "$STALL" ]; then
+				stalled=1
+			elif [ $((now - start)) -ge "$TIMEOUT" ]; then
+				limit=1
+			else
+				continue
+			fi
+			kill "$qpid" 2>/dev/null || true
+			sleep 10
+			kill -9 "$qpid" 2>/dev/null || true
+			break
+		done
+		wait "$qpid" || rc=$?
+		# QEMU ends with status 0 on SIGTERM: the limit says what happened
+		[ "$limit" = 0 ] || rc=124
+		# a guest that asked for a reboot (system mode) boots again
+		if [ "$MODE" != system ] || [ $rc != 0 ] || [ $stalled = 1 ]; then
+			break
 		fi
-		if [ $((now - last)) -ge "$STALL" ]; then
-			stalled=1
-		elif [ $((now - start)) -ge "$TIMEOUT" ]; then
-			limit=1
-		else
-			continue
-		fi
-		kill "$qpid" 2>/dev/null || true
-		sleep 10
-		kill -9 "$qpid" 2>/dev/null || true
-		break
+		[ "$(tr -d '\r' <"$OUT/console.log" | grep -c '^WI-INIT: reboot')" -ge $boots ] || break
+		[ $boots -lt "${VM_BOOTS:-3}" ] || break
+		info "$TOPO: the guest rebooted; boot $((boots + 1))"
 	done
-	wait "$qpid" || rc=$?
-	# QEMU ends with status 0 on SIGTERM: the limit says what happened
-	[ "$limit" = 0 ] || rc=124
 fi
+rm -f "$OUT/root.qcow2"
 end=$(date +%s)
 wall=$((end - start))
 if [ -n "$helper" ]; then
