@@ -147,7 +147,8 @@ help:
 	@echo '                fragments, installed from its bindeb-pkg package) and on Debian'"'"'s'
 	@echo '                7.3: the packages installed as the README says, then bwapd.service'
 	@echo '                tuning a service its rule names, journalctl, the sandbox, stop,'
-	@echo '                restart, an upgrade, purge'
+	@echo '                restart, an upgrade, DAMON (7.3), a reboot (the profile and apply'
+	@echo '                units), purge'
 	@echo '                (TAP in build/results/system/)'
 	@echo '  shell         boot $$(TOPOLOGY) with a shell on the console (Ctrl-A x quits)'
 	@echo '  clean         remove build/'
@@ -435,7 +436,8 @@ bwapd-package-check:
 # systemd, booted as numa4 on the 6.12 kernel of the test configuration
 # with what a Debian system needs (scripts/kconfig/system.config; its
 # Debian package by bindeb-pkg) and on Debian's own 7.3; in each, the
-# operator's flows of scripts/system/operator.sh.  The image is cached in
+# operator's flows of scripts/system/operator.sh (and operator-boot.sh,
+# after a reboot).  The image is cached in
 # build/system.
 SYSTEM_BASE := 6.12
 SYSTEM_KOUT := $(BUILD)/$(SYSTEM_BASE)/kernel-system
