@@ -150,7 +150,11 @@ for c in $caps; do
 	wait $hp 2>/dev/null
 	app
 	before=$(pages)
+	# CAP_SYS_ADMIN, there for the counters at Debian's level 3, also
+	# opens another user's /proc/PID/numa_maps: each of the others is
+	# taken away with it
 	rest=$(echo " $caps " | sed "s/ $c / /")
+	[ "$c" = CAP_SYS_ADMIN ] || rest=$(echo " $rest " | sed "s/ CAP_SYS_ADMIN / /")
 	out=$(tune "$rest")
 	rc=$?
 	comment "$out"
