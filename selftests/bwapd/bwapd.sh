@@ -634,6 +634,9 @@ else
 	# process out of DAMON (a wait for that state, 30 s at most)
 	hold 32
 	g0=$(globals)
+	# emptied here: the background job truncates it in its own time, and
+	# until then the last case's "after N steps" would end the wait
+	: >/tmp/follow.out
 	bwapd --file $F --model "$MODEL" tune --pid $hp --workload "$WL" --watch 0 \
 		>/tmp/follow.out 2>&1 &
 	bp=$!
