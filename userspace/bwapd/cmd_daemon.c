@@ -210,8 +210,8 @@ int cmd_daemon(const struct opts *o)
 	if (!d.nr_rules) {
 		/* the file as the package ships it: every rule a comment */
 		bwapd_log(BWAPD_LOG_INFO, "no rules in %s: nothing to tune; add "
-			  "one (bwapd(8), RULES), then start the daemon again",
-			  o->rules);
+			  "one (the daemon command in bwapd(8)), then start the "
+			  "daemon again", o->rules);
 		return 0;
 	}
 	for (i = 0; i < d.nr_rules; i++) {
