@@ -29,10 +29,9 @@ check "the profile is this machine's (bwapd show reads it)" 0 \
 	"$(bwapd show >/dev/null 2>&1; echo $?)"
 
 workers=$(cat /sys/devices/system/node/has_cpu)
-want=$(bwapd show --json | jq -r --arg w "$workers" \
-	'.worker_sets[] | select(.workers == $w) | .weights | join(" ")')
-echo "# worker set $workers: canonical weights $want ($(bwapd show --json |
-	jq -r --arg w "$workers" '.worker_sets[] | select(.workers == $w) | .source'))"
+set=$(bwapd show --json | jq -c --arg w "$workers" '.worker_sets[] | select(.workers == $w)')
+want=$(echo "$set" | jq -r '.weights | join(" ")')
+echo "# worker set $workers: canonical weights $want ($(echo "$set" | jq -r .source))"
 got=""
 for f in "$wi"/node*; do
 	got="$got${got:+ }$(cat "$f")"

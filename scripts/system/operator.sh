@@ -82,10 +82,15 @@ given_up() {
 		jq -e --arg p "$demo" 'select(.BWAPD_PID == $p and .BWAPD_RESULT == "failed")' >/dev/null
 }
 settled() { watching || given_up "$1"; }
-since=$(date '+%Y-%m-%d %H:%M:%S')
-await 900 settled "$since"
-watching
-check "the daemon tunes the service's process, then watches it" 0 $?
+now() { date '+%Y-%m-%d %H:%M:%S'; }
+# retuned SINCE CASE: the service's process is watched again (a wait for
+# that, or for the daemon to give up on it after SINCE)
+retuned() {
+	await 900 settled "$1"
+	watching
+	check "$2" 0 $?
+}
+retuned "$(now)" "the daemon tunes the service's process, then watches it"
 bwapd status | diag
 journalctl -u bwapd.service --no-pager | tail -n 30 | diag
 st=$(bwapd status --json | jq -c --argjson p "$demo" '.tuners[] | select(.pid == $p)')
@@ -212,11 +217,9 @@ check "no tuner state left" "" "$(ls /run/bwapd 2>/dev/null)"
 in_shares >/dev/null
 check "the service keeps its pages in its weights' shares" 0 $?
 echo "# kdamonds after stop: $(kdamonds)"
-since=$(date '+%Y-%m-%d %H:%M:%S')
+since=$(now)
 systemctl restart bwapd.service
-await 900 settled "$since"
-watching
-check "systemctl restart bwapd: the service is tuned again" 0 $?
+retuned "$since" "systemctl restart bwapd: the service is tuned again"
 
 # --- the DAMON drop-in ------------------------------------------------------------
 # On a kernel without per-process weights whose DAMON migrates by weights
@@ -231,11 +234,9 @@ if [ $ours = 0 ] && [ -d /sys/kernel/mm/damon/admin ]; then
 	install -D -m 644 /usr/share/bwapd/systemd/damon.conf \
 		/etc/systemd/system/bwapd.service.d/damon.conf
 	systemctl daemon-reload
-	since=$(date '+%Y-%m-%d %H:%M:%S')
+	since=$(now)
 	systemctl restart bwapd.service
-	await 900 settled "$since"
-	watching
-	check "damon.conf: the service is tuned again" 0 $?
+	retuned "$since" "damon.conf: the service is tuned again"
 	journalctl -u bwapd.service --since "$since" -o cat | tail -n 12 | diag
 	st=$(bwapd status --json | jq -c --argjson p "$demo" '.tuners[] | select(.pid == $p)')
 	check "damon.conf: placed by damon" damon "$(echo "$st" | jq -r .placement)"
@@ -251,18 +252,16 @@ if [ $ours = 0 ] && [ -d /sys/kernel/mm/damon/admin ]; then
 	check "damon.conf: the service keeps its pages in its weights' shares" 0 $?
 	rm -r /etc/systemd/system/bwapd.service.d
 	systemctl daemon-reload
-	since=$(date '+%Y-%m-%d %H:%M:%S')
+	since=$(now)
 	systemctl start bwapd.service
-	await 900 settled "$since"
-	watching
-	check "without the drop-in: the service is tuned again" 0 $?
+	retuned "$since" "without the drop-in: the service is tuned again"
 fi
 
 # --- upgrade ----------------------------------------------------------------------
 # a newer build of the package over the running daemon and the edited rules
 rules=$(md5sum </etc/bwapd/rules)
 daemon=$(systemctl show -P MainPID bwapd.service)
-since=$(date '+%Y-%m-%d %H:%M:%S')
+since=$(now)
 new=$(dpkg-deb -f debs/upgrade/bwapd_*.deb Version)
 apt-get install -y ./debs/upgrade/bwapd_*.deb >/tmp/apt-upgrade.log 2>&1
 check "apt install ./bwapd_$new (an upgrade)" 0 $?
@@ -272,9 +271,7 @@ check "the upgrade keeps the edited /etc/bwapd/rules" "$rules" "$(md5sum </etc/b
 check "no copy of the package's version beside it" "" "$(ls /etc/bwapd/rules.dpkg-* 2>/dev/null)"
 check "the daemon restarted" "active yes" "$(systemctl is-active bwapd.service) \
 $([ "$(systemctl show -P MainPID bwapd.service)" != "$daemon" ] && echo yes || echo no)"
-await 900 settled "$since"
-watching
-check "the restarted daemon tunes the service again" 0 $?
+retuned "$since" "the restarted daemon tunes the service again"
 
 # --- at the next boot --------------------------------------------------------------
 # bwapd-profile.service, then bwapd-apply.service: enabled by the

@@ -14,6 +14,7 @@
 #include <sys/prctl.h>
 
 #include "bwapd_test.h"
+#include "caps.h"
 #include "inspect_model.h"
 #include "inspect_proc.h"
 #include "topology.h"
@@ -399,20 +400,14 @@ TEST(process_command_line)
  */
 TEST(process_of_its_own_user)
 {
+	int paranoid = bwapd_perf_paranoid(), st;
 	char cmd[1024];
-	int paranoid = 3, st;
 	pid_t pid;
 	size_t n;
 	FILE *p;
 
 	if (geteuid())
 		SKIP(return, "needs root, to become another user");
-	p = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	if (p) {
-		if (fscanf(p, "%d", &paranoid) != 1)
-			paranoid = 3;
-		fclose(p);
-	}
 	if (paranoid > 2)
 		SKIP(return, "kernel.perf_event_paranoid %d: no user counts without "
 		     "a capability", paranoid);
