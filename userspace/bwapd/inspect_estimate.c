@@ -316,7 +316,8 @@ int inspect_estimate(struct bwm_page *p, long n, int nr_nodes,
 			if (!(group[g] = calloc(one, sizeof(*group[g]))))
 				ret = -ENOMEM;
 		if (!ret)
-			ret = inspect_rates(sl, n, rate, group, saturated);
+			ret = inspect_rates(sl, p, n, nr_nodes, rate, group,
+					    saturated);
 		if (ret)
 			goto out;
 	}

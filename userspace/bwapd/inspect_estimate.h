@@ -81,6 +81,11 @@ struct inspect_slices {
 	const int *again;
 	/* how long a clear took, on average (s); 0: no time */
 	double clear;
+	/*
+	 * per slice: the nodes with a sample in it, whose writers ran
+	 * then (bit j: node j); NULL: every node in every slice
+	 */
+	const uint32_t *active;
 };
 
 /* A page number's or a key's slot in an open-addressing table. */

@@ -100,6 +100,7 @@ struct samples {
 	const struct bwapd_topology *topo;
 	uint64_t start, end;		/* the addresses taken; end 0: all */
 	int *again;			/* per slice, inspect_slices */
+	uint32_t *active;		/* per slice, inspect_slices */
 	double *arm;			/* when each slice's clear began */
 	size_t page_size;
 	long cap, used;
@@ -148,17 +149,21 @@ static int grow(struct samples *s)
 }
 
 /*
- * A page sampled in a slice: the slice whose clear came before the fault
+ * The slice of a sample: the one whose clear came before the fault
  * (drained with this slice's, a fault may still belong to the one
  * before), when the sample has its time.
  */
-static void hit(struct samples *s, struct page_entry *e,
-		const struct access_sample *a)
+static int slice_of(const struct samples *s, const struct access_sample *a)
 {
-	int h = s->cur, g;
+	return a->time && s->cur > 0 && a->time / 1e9 < s->arm[s->cur] ?
+	       s->cur - 1 : s->cur;
+}
 
-	if (a->time && h > 0 && a->time / 1e9 < s->arm[h])
-		h--;
+/* A page sampled in slice h. */
+static void hit(struct samples *s, struct page_entry *e, int h)
+{
+	int g;
+
 	if (h == e->last_hit || h == e->prev_hit)
 		return;
 	if (h > e->last_hit) {
@@ -182,7 +187,7 @@ static void add_sample(void *arg, const struct access_sample *a)
 	struct samples *s = arg;
 	uint64_t page = a->addr / s->page_size + 1;	/* 0 marks a free slot */
 	struct page_entry *e;
-	int node;
+	int node, h;
 	long k;
 
 	if (s->end && (a->addr < s->start || a->addr >= s->end))
@@ -217,7 +222,9 @@ static void add_sample(void *arg, const struct access_sample *a)
 		e->last_hit = e->prev_hit = -1;
 		s->used++;
 	}
-	hit(s, e, a);
+	h = slice_of(s, a);
+	hit(s, e, h);
+	s->active[h] |= 1u << node;
 	if (e->slice_of != s->cur) {
 		e->slice_of = s->cur;
 		memset(e->slice, 0, sizeof(e->slice));
@@ -450,15 +457,20 @@ int inspect_process_pages(pid_t pid, const struct bwapd_topology *topo,
 			double *a = realloc(s.arm, (s.cur + 64) * sizeof(*a));
 			int *g = a ? realloc(s.again, (s.cur + 64) *
 					     sizeof(*g)) : NULL;
+			uint32_t *on = g ? realloc(s.active, (s.cur + 64) *
+						   sizeof(*on)) : NULL;
 
 			if (a)
 				s.arm = a;
-			if (!g) {
+			if (g)
+				s.again = g;
+			if (!on) {
 				ret = -ENOMEM;
 				break;
 			}
-			s.again = g;
+			s.active = on;
 			memset(g + s.cur, 0, 64 * sizeof(*g));
+			memset(on + s.cur, 0, 64 * sizeof(*on));
 		}
 		s.arm[s.cur] = t;
 		ret = sampler_arm(smp);
@@ -524,7 +536,8 @@ int inspect_process_pages(pid_t pid, const struct bwapd_topology *topo,
 					      .first = first, .hits = hits,
 					      .group_hits = group_hits,
 					      .again = s.again,
-					      .clear = r->clear_seconds };
+					      .clear = r->clear_seconds,
+					      .active = s.active };
 		ret = inspect_metrics(pages, n, topo->nr_nodes, &sl, &r->est,
 				      &r->metrics);
 		if (ret)
@@ -567,6 +580,7 @@ out:
 	free(group_hits);
 	free(s.arm);
 	free(s.again);
+	free(s.active);
 	free(s.e);
 	free(s.touched);
 	return ret;

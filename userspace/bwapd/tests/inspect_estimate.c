@@ -311,39 +311,38 @@ TEST(clears_that_take_time)
 	EXPECT_LE(held_instant, SEEDS / 2);
 }
 
+/* Each slice's nodes that made a sample in it, as the sampler sees them. */
+static uint32_t active[256];
+
 /*
- * Writers that stand still for part of some slices (a loaded machine's
- * virtual CPUs, a program's own pauses): in a third of the slices a
- * writer runs for 40 % of it.  The truth is on the writes they made.
+ * The sampler over 80 slices of one unit in which node j's writers ran
+ * for act[k][j] of slice k (a loaded machine's virtual CPUs, a program's
+ * own pauses); into run[j], the share of the time they ran.
  */
-TEST(writers_that_pause)
+static void sample_paused(const struct program *g, double act[][NODES],
+			  uint64_t x, struct bwm_page *p, int *hits,
+			  int *first, double *run)
 {
-	static struct bwm_page p[PAGES];
-	static int hits[PAGES], first[PAGES];
-	static double len[80], act[80][NODES];
-	uint64_t x = 99;
-	double excl, loc, run[NODES] = { 0 };
 	int i, j, k;
 
-	for (k = 0; k < 80; k++) {
-		len[k] = 1;
-		for (j = 0; j < NODES; j++) {
-			act[k][j] = uniform(&x) < 1.0 / 3 ? 0.4 : 1;
-			run[j] += act[k][j] / 80;
-		}
-	}
-	memset(p, 0, sizeof(p));
+	memset(p, 0, PAGES * sizeof(*p));
 	memset(group_hits, 0, sizeof(group_hits));
 	memset(again, 0, sizeof(again));
+	memset(active, 0, sizeof(active));
+	for (j = 0; j < NODES; j++) {
+		run[j] = 0;
+		for (k = 0; k < 80; k++)
+			run[j] += act[k][j] / 80;
+	}
 	for (i = 0; i < PAGES; i++) {
-		p[i].node = i < NODES * PRIV ? i / PRIV : unequal.shared_node;
+		p[i].node = i < NODES * PRIV ? i / PRIV : g->shared_node;
 		hits[i] = 0;
 		first[i] = 80;
 		for (k = 0; k < 80; k++) {
 			double r[NODES], t = 0, u;
 
 			for (j = 0; j < NODES; j++) {
-				r[j] = page_rate(&unequal, i, j) * act[k][j];
+				r[j] = page_rate(g, i, j) * act[k][j];
 				t += r[j];
 			}
 			if (uniform(&x) >= 1 - exp(-t))
@@ -352,6 +351,7 @@ TEST(writers_that_pause)
 			for (j = 0; j < NODES - 1 && u >= r[j]; j++)
 				u -= r[j];
 			p[i].acc[j] += 1;
+			active[k] |= 1u << j;
 			if (hits[i]) {
 				group_hits[i * G + k % G]++;
 				again[k]++;
@@ -360,9 +360,81 @@ TEST(writers_that_pause)
 				first[i] = k;
 		}
 	}
+}
+
+/*
+ * Writers that stand still for part of some slices: in a third of the
+ * slices a writer runs for 40 % of it.  The truth is on the writes they
+ * made.
+ */
+TEST(writers_that_pause)
+{
+	static struct bwm_page p[PAGES];
+	static int hits[PAGES], first[PAGES];
+	static double len[80], act[80][NODES];
+	uint64_t x = 99;
+	double excl, loc, run[NODES];
+	int j, k;
+
+	for (k = 0; k < 80; k++) {
+		len[k] = 1;
+		for (j = 0; j < NODES; j++)
+			act[k][j] = uniform(&x) < 1.0 / 3 ? 0.4 : 1;
+	}
+	sample_paused(&unequal, act, x, p, hits, first, run);
 	/* the truth on the writes made: each writer's rate times its run */
 	truth(&unequal, run, &excl, &loc);
 	holds(_metadata, p, hits, first, len, 80, excl, loc);
+}
+
+/*
+ * Writers that stand still for whole slices, each node's on its own, in
+ * three slices of five (virtual CPUs of a machine that runs more of them
+ * than it has cores), and write their pages often when they run.  A
+ * private page is sampled in the slices its writer ran, a shared one in
+ * those any of its writers ran: taken as writes at random times over
+ * every slice, the shared pages' rates come out far above their writes'
+ * share.  The truth is on the writes made; for each seed the range,
+ * with the nodes each slice saw, holds it.
+ */
+TEST(writers_that_stop_for_whole_slices)
+{
+	static const struct program busy = {
+		.priv_rate = 3.0,
+		.shared_rate = { 1.2, 0.6, 0.6, 0.6 },
+		.shared_node = 1,
+	};
+	static struct bwm_page p[PAGES];
+	static int hits[PAGES], first[PAGES];
+	static double len[80], act[80][NODES];
+	int j, k, seed, held = 0, loc_held = 0;
+
+	for (k = 0; k < 80; k++)
+		len[k] = 1;
+	for (seed = 1; seed <= SEEDS; seed++) {
+		struct inspect_slices sl = {
+			.nr = 80, .len = len, .first = first, .hits = hits,
+			.group_hits = group_hits, .again = again,
+			.active = active,
+		};
+		struct inspect_estimate e;
+		uint64_t x = seed * 0x9e3779b97f4a7c15ULL | 1;
+		double excl, loc, run[NODES];
+
+		for (k = 0; k < 80; k++)
+			for (j = 0; j < NODES; j++)
+				act[k][j] = uniform(&x) < 0.6 ? 0 : 1;
+		sample_paused(&busy, act, x, p, hits, first, run);
+		truth(&busy, run, &excl, &loc);
+		ASSERT_EQ(0, inspect_estimate(p, PAGES, NODES, &sl, &e));
+		TH_LOG("seed %d: exclusivity %.3f (%.3f .. %.3f), truth %.3f; locality %.3f (%.3f .. %.3f), truth %.3f",
+		       seed, e.exclusivity, e.excl_lo, e.excl_hi, excl,
+		       e.locality, e.loc_lo, e.loc_hi, loc);
+		held += excl >= e.excl_lo && excl <= e.excl_hi;
+		loc_held += loc >= e.loc_lo && loc <= e.loc_hi;
+	}
+	EXPECT_GE(held, SEEDS - 1);
+	EXPECT_GE(loc_held, SEEDS - 1);
 }
 
 /*
