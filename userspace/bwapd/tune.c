@@ -532,6 +532,19 @@ static int model_canonical(const struct bwm_machine *m, uint32_t workers,
 	return bwm_canonical_fractions(prof.bw, m->nr_nodes, workers, f);
 }
 
+double bwapd_model_off(const struct bwm_machine *m, uint32_t workers,
+		       const double *canonical)
+{
+	double f[BWM_MAX_NODES], moved = 0;
+	int j;
+
+	if (model_canonical(m, workers, f))
+		return -1;
+	for (j = 0; j < m->nr_nodes; j++)
+		moved += fabs(f[j] - canonical[j]) / 2;
+	return moved;
+}
+
 /*
  * tu->view: the model calibrated to the canonical shares; -EDOM if it
  * does not agree with them (tu->view is then not to be used).
@@ -540,20 +553,21 @@ static int calibrate(struct tuner *tu)
 {
 	const struct bwm_machine *m = tu->o->machine;
 	double f[BWM_MAX_NODES], s[BWAPD_MAX_NODES];
+	double off = bwapd_model_off(m, tu->t->workers, tu->canonical);
 	int n = m->nr_nodes, j, k;
 
+	if (off < 0)
+		return -EINVAL;
+	if (off > BWAPD_MODEL_AGREE)
+		return -EDOM;
 	for (j = 0; j < n; j++)
 		s[j] = 1;
 	for (k = 0; k < CALIBRATE_ITERS; k++) {
-		double mean = 0, moved = 0;
+		double mean = 0;
 
 		scaled(m, s, &tu->view);
 		if (model_canonical(&tu->view, tu->t->workers, f))
 			return -EINVAL;
-		for (j = 0; !k && j < n; j++)
-			moved += fabs(f[j] - tu->canonical[j]) / 2;
-		if (moved > BWAPD_MODEL_AGREE)
-			return -EDOM;
 		for (j = 0; j < n; j++) {
 			if (f[j] > 0 && tu->canonical[j] > 0)
 				s[j] = clamp_scale(s[j] * tu->canonical[j] / f[j]);

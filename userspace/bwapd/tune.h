@@ -19,6 +19,14 @@ struct bwapd_tune_step;
  */
 #define BWAPD_MODEL_AGREE	0.05
 
+/*
+ * The share of the pages (0 to 1) that the model's own canonical shares
+ * of 'workers' (its profiling run, Eq. 5) put elsewhere than 'canonical';
+ * -1 if the model gives none.
+ */
+double bwapd_model_off(const struct bwm_machine *m, uint32_t workers,
+		       const double *canonical);
+
 struct bwapd_tune_opts {
 	int samples;			/* n: measurements per step */
 	int trim;			/* c: dropped at each end */

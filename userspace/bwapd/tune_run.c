@@ -344,6 +344,17 @@ int tune_run(const struct tune_run *run, struct bwapd_tune_opts to)
 		       "nothing");
 		print_canonical(run->canon, run->w0, t->nr_nodes, to.u8_err);
 	}
+	if (to.machine && !to.dwp_only && !to.forward_only && !run->hi) {
+		double off = bwapd_model_off(to.machine, run->workers,
+					     run->canon->frac);
+
+		if (off > BWAPD_MODEL_AGREE)
+			bwapd_log(BWAPD_LOG_INFO, "the model gives workers %s "
+				  "canonical shares %.1f %% of the pages away from "
+				  "the measured ones (more than %.0f %%): it is not "
+				  "of this machine, and the DWP search tunes without "
+				  "it", list, 100 * off, 100 * BWAPD_MODEL_AGREE);
+	}
 	if (l.run_dir) {
 		if (pid)
 			snprintf(status_file, sizeof(status_file), "%s/%d.json",

@@ -318,6 +318,30 @@ TEST_F(cli, profile_measures_the_machine)
 }
 
 /*
+ * A model whose canonical shares of the workers are not the ones measured
+ * (dram-cxl's on B: its nodes 2 and 3 are slow expanders) is not of this
+ * machine: the DWP search tunes, and says why.
+ */
+TEST_F(cli, a_model_not_of_this_machine)
+{
+	struct run r;
+
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s profile --seconds 0.5",
+			   self->b, self->file));
+	ASSERT_EQ(0, r.status) TH_LOG("%s", r.out);
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s --run-dir '' tune --workload "
+			   BWM_DATADIR "/workloads/mixed.json --workers 0 --max-steps 2 "
+			   "--predict-with " BWM_DATADIR "/machines/dram-cxl.json",
+			   self->b, self->file));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "of the pages away from the measured ones "
+			       "(more than 5 %): it is not of this machine, and the DWP "
+			       "search tunes without it")) TH_LOG("%s", r.out);
+	/* the DWP line from DWP 0 */
+	EXPECT_NE(NULL, strstr(r.out, "step  1 up")) TH_LOG("%s", r.out);
+}
+
+/*
  * The model the profile measured, as Intel MLC's matrices: a CPU node a
  * row, a memory node a column, in the text and the JSON of show; a file
  * without a model says so.
