@@ -14,13 +14,20 @@
 
 /*
  * A page's writers: each node's share of its samples, in parts of
- * MIX_PARTS (a node with a sample has one part or more).
+ * MIX_PARTS (a node with a sample has one part or more), and the nodes;
+ * all 0 where the slices do not say which nodes ran (every page alike).
  */
-#define MIX_PARTS	32
+#define MIX_PARTS	8
+
+struct mix {
+	uint32_t nodes;
+	int parts;
+	uint8_t q[BWM_MAX_NODES];
+};
 
 struct group {
 	int from, hits;			/* slices from `from` on; hits there */
-	uint8_t mix[BWM_MAX_NODES];	/* its pages' writers */
+	struct mix mix;			/* its pages' writers */
 	int sat;			/* hit in every slice a writer ran */
 	long count;			/* pages */
 	double r;
@@ -37,24 +44,25 @@ struct groups {
 
 /* The group of (from, hits, mix), made if new. */
 static long group_of(struct groups *gs, int from, int hits,
-		     const uint8_t *mix)
+		     const struct mix *mix)
 {
 	uint64_t key = (uint64_t)from << 32 | (uint32_t)hits;
 	long k;
-	int j;
+	uint32_t m;
 
-	for (j = 0; j < BWM_MAX_NODES; j++)
-		key = inspect_hash(key ^ mix[j]);
+	for (m = mix->nodes; m; m &= m - 1)
+		key = inspect_hash(key ^ ((uint64_t)__builtin_ctz(m) << 8 |
+					  mix->q[__builtin_ctz(m)]));
 	for (k = (long)(inspect_hash(key) & (gs->cap - 1)); gs->slot[k];
 	     k = (k + 1) & (gs->cap - 1)) {
 		struct group *g = &gs->g[gs->slot[k] - 1];
 
 		if (g->from == from && g->hits == hits &&
-		    !memcmp(g->mix, mix, sizeof(g->mix)))
+		    !memcmp(&g->mix, mix, sizeof(g->mix)))
 			return gs->slot[k] - 1;
 	}
-	gs->g[gs->nr] = (struct group){ .from = from, .hits = hits, .r = -1 };
-	memcpy(gs->g[gs->nr].mix, mix, sizeof(gs->g[gs->nr].mix));
+	gs->g[gs->nr] = (struct group){ .from = from, .hits = hits, .r = -1,
+					.mix = *mix };
 	gs->slot[k] = ++gs->nr;
 	return gs->nr - 1;
 }
@@ -63,22 +71,25 @@ static long group_of(struct groups *gs, int from, int hits,
  * The part of a page's writing that ran in slice k: the shares of its
  * writers whose nodes made a sample in it (1 where that is not known).
  */
-static double part(const struct inspect_slices *sl, int k, const uint8_t *mix)
+static double part(const struct inspect_slices *sl, int k,
+		   const struct mix *mix)
 {
-	int j, on = 0, all = 0;
+	uint32_t m;
+	int on = 0;
 
-	if (!sl->active)
+	if (!sl->active || !mix->parts)
 		return 1;
-	for (j = 0; j < BWM_MAX_NODES; j++) {
-		all += mix[j];
-		on += sl->active[k] >> j & 1 ? mix[j] : 0;
-	}
-	return all ? (double)on / all : 1;
+	m = sl->active[k] & mix->nodes;
+	if (m == mix->nodes)
+		return 1;
+	for (; m; m &= m - 1)
+		on += mix->q[__builtin_ctz(m)];
+	return (double)on / mix->parts;
 }
 
 /* The slices from `from` on, every step-th, in which a writer ran. */
 static int ran_in(const struct inspect_slices *sl, int from, int step,
-		  const uint8_t *mix)
+		  const struct mix *mix)
 {
 	int k, c = 0;
 
@@ -93,7 +104,7 @@ static int ran_in(const struct inspect_slices *sl, int from, int step,
  * times the part of them that did; two derivatives.
  */
 static double expected(const struct inspect_slices *sl, const double *x,
-		       int from, int step, const uint8_t *mix, double r,
+		       int from, int step, const struct mix *mix, double r,
 		       double *d1, double *d2)
 {
 	double h = 0;
@@ -118,7 +129,7 @@ static double expected(const struct inspect_slices *sl, const double *x,
  * concave in the rate.
  */
 static double solve_rate(const struct inspect_slices *sl, const double *x,
-			 int from, int step, const uint8_t *mix, int hits)
+			 int from, int step, const struct mix *mix, int hits)
 {
 	double h, sum = 0, r, d1, d2, vh = 0;
 	int k = 0, it, j;
@@ -157,8 +168,8 @@ static double solve_rate(const struct inspect_slices *sl, const double *x,
  * x[from + step]...
  */
 static double rate_of(struct groups *gs, const struct inspect_slices *sl,
-		      const double *x, int from, int step, const uint8_t *mix,
-		      int hits)
+		      const double *x, int from, int step,
+		      const struct mix *mix, int hits)
 {
 	long g = group_of(gs, from, hits, mix);
 
@@ -192,7 +203,7 @@ static void fit_exposures(const struct groups *gs,
 		for (i = 0; i < gs->nr; i++) {
 			const struct group *g = &gs->g[i];
 
-			if (g->from > k || !(part(sl, k, g->mix) > 0))
+			if (g->from > k || !(part(sl, k, &g->mix) > 0))
 				continue;
 			if (g->sat)
 				h -= g->count;
@@ -209,7 +220,7 @@ static void fit_exposures(const struct groups *gs,
 
 				if (g->from > k || g->sat)
 					continue;
-				rf = g->r * part(sl, k, g->mix);
+				rf = g->r * part(sl, k, &g->mix);
 				q = exp(-rf * a);
 				e += g->count * (1 - q);
 				d += g->count * rf * q;
@@ -249,7 +260,7 @@ static void groups_free(struct groups *gs)
  * rate while they all ran, times it, is the rate over the whole time.
  */
 static double ran_share(const struct inspect_slices *sl, const double *x,
-			const uint8_t *mix)
+			const struct mix *mix)
 {
 	double on = 0, all = 0;
 	int k;
@@ -261,19 +272,25 @@ static double ran_share(const struct inspect_slices *sl, const double *x,
 	return all > 0 ? on / all : 1;
 }
 
-/* Page i's writers: its samples' shares from each node, in parts. */
-static void mix_of(const struct bwm_page *p, int nr_nodes, uint8_t *mix)
+/* A page's writers: its samples' shares from each node, in parts. */
+static void mix_of(const struct inspect_slices *sl, const struct bwm_page *p,
+		   int nr_nodes, struct mix *mix)
 {
 	double s = 0;
 	int j;
 
-	memset(mix, 0, BWM_MAX_NODES);
+	memset(mix, 0, sizeof(*mix));
+	if (!sl->active)
+		return;
 	for (j = 0; j < nr_nodes; j++)
 		s += p->acc[j] > 0 ? p->acc[j] : 0;
-	for (j = 0; j < nr_nodes && s > 0; j++)
-		if (p->acc[j] > 0)
-			mix[j] = (uint8_t)fmax(1, lround(MIX_PARTS *
-							 p->acc[j] / s));
+	for (j = 0; j < nr_nodes && s > 0; j++) {
+		if (!(p->acc[j] > 0))
+			continue;
+		mix->q[j] = (uint8_t)fmax(1, lround(MIX_PARTS * p->acc[j] / s));
+		mix->nodes |= 1u << j;
+		mix->parts += mix->q[j];
+	}
 }
 
 int inspect_rates(const struct inspect_slices *sl, const struct bwm_page *p,
@@ -283,7 +300,7 @@ int inspect_rates(const struct inspect_slices *sl, const struct bwm_page *p,
 	const int G = INSPECT_SLICE_GROUPS;
 	double *x = malloc(sl->nr * sizeof(*x)), *share = NULL;
 	long *of = calloc(n ? n : 1, sizeof(*of)), i;
-	uint8_t (*mix)[BWM_MAX_NODES] = calloc(n ? n : 1, sizeof(*mix));
+	struct mix *mix = calloc(n ? n : 1, sizeof(*mix));
 	struct groups gs;
 	int g, round, ret;
 
@@ -299,14 +316,14 @@ int inspect_rates(const struct inspect_slices *sl, const struct bwm_page *p,
 
 		of[i] = -1;
 		saturated[i] = 0;
-		mix_of(&p[i], nr_nodes, mix[i]);
+		mix_of(sl, &p[i], nr_nodes, &mix[i]);
 		if (sl->hits[i] < 1 || from >= sl->nr)
 			continue;
-		most = ran_in(sl, from, 1, mix[i]);
+		most = ran_in(sl, from, 1, &mix[i]);
 		if (hits > most)
 			hits = most;
 		saturated[i] = hits == most;
-		of[i] = group_of(&gs, from, hits, mix[i]);
+		of[i] = group_of(&gs, from, hits, &mix[i]);
 		gs.g[of[i]].count++;
 		gs.g[of[i]].sat = saturated[i];
 	}
@@ -314,12 +331,12 @@ int inspect_rates(const struct inspect_slices *sl, const struct bwm_page *p,
 	for (round = 0; round <= (sl->again ? FIT_ROUNDS : 0); round++) {
 		for (i = 0; i < gs.nr; i++)
 			gs.g[i].r = solve_rate(sl, x, gs.g[i].from, 1,
-					       gs.g[i].mix, gs.g[i].hits);
+					       &gs.g[i].mix, gs.g[i].hits);
 		if (round < (sl->again ? FIT_ROUNDS : 0))
 			fit_exposures(&gs, sl, x);
 	}
 	for (i = 0; i < n; i++) {
-		share[i] = sl->active ? ran_share(sl, x, mix[i]) : 1;
+		share[i] = sl->active ? ran_share(sl, x, &mix[i]) : 1;
 		/* sampled in its last slice only: one write in it */
 		rate[i] = share[i] * (of[i] >= 0 ? gs.g[of[i]].r :
 				      sl->hits[i] >= 1 ? 1 / x[sl->nr - 1] : 0);
@@ -336,10 +353,10 @@ int inspect_rates(const struct inspect_slices *sl, const struct bwm_page *p,
 				continue;
 			/* the group's first slice from `from` on */
 			from += ((g - from) % G + G) % G;
-			if (from < sl->nr && ran_in(sl, from, G, mix[i]))
+			if (from < sl->nr && ran_in(sl, from, G, &mix[i]))
 				group[g][i] = share[i] *
 					      rate_of(&gs, sl, x, from, G,
-						      mix[i],
+						      &mix[i],
 						      sl->group_hits[i * G + g]);
 		}
 		groups_free(&gs);
