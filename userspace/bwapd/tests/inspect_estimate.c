@@ -18,7 +18,7 @@
 
 /*
  * Each page's hits after its first, in each group of slices (sampled by
- * sample_in, and by writers_that_pause).
+ * sample_in).
  */
 #define G	INSPECT_SLICE_GROUPS
 static uint16_t group_hits[PAGES * G];
@@ -86,13 +86,18 @@ static void truth(const struct program *g, const double *run, double *excl,
 	*loc = local / all;
 }
 
+/* Each slice's nodes that made a sample in it, as the sampler sees them. */
+static uint32_t active[256];
+
 /*
- * The sampler over k slices (of lengths len[], NULL: one unit each): the
- * first write of each slice, if any.
+ * The sampler over k slices (of lengths len[], NULL: one unit each) in
+ * which node j's writers ran for act[s][j] of slice s (NULL: all of it;
+ * a loaded machine's virtual CPUs, a program's own pauses): the first
+ * write of each slice, if any.
  */
 static void sample_in(const struct program *g, int k, const double *len,
-		      uint64_t seed, struct bwm_page *p, int *hits,
-		      int *first_slice)
+		      double act[][NODES], uint64_t seed, struct bwm_page *p,
+		      int *hits, int *first_slice)
 {
 	uint64_t x = seed * 0x9e3779b97f4a7c15ULL | 1;
 	int i, j, s;
@@ -100,29 +105,32 @@ static void sample_in(const struct program *g, int k, const double *len,
 	memset(p, 0, PAGES * sizeof(*p));
 	memset(group_hits, 0, sizeof(group_hits));
 	memset(again, 0, sizeof(again));
+	memset(active, 0, sizeof(active));
 	for (i = 0; i < PAGES; i++) {
-		double t = 0, late = walk * i / PAGES;
+		double late = walk * i / PAGES;
 		int first = -1, was = 0;
 
 		p[i].node = i < NODES * PRIV ? i / PRIV : g->shared_node;
 		p[i].first_node = -1;
 		hits[i] = 0;
-		for (j = 0; j < NODES; j++)
-			t += page_rate(g, i, j);
 		for (s = 0; s < k; s++) {
-			double u;
-
+			double r[NODES], t = 0, u;
 			double d = (len ? len[s] : 1) - (was ? late : 0);
 
+			for (j = 0; j < NODES; j++) {
+				r[j] = page_rate(g, i, j) * (act ? act[s][j] : 1);
+				t += r[j];
+			}
 			was = 0;
 			if (uniform(&x) >= 1 - exp(-t * d))
 				continue;
 			was = 1;
 			/* the first writer: node j with its share of the rate */
 			u = uniform(&x) * t;
-			for (j = 0; j < NODES - 1 && u >= page_rate(g, i, j); j++)
-				u -= page_rate(g, i, j);
+			for (j = 0; j < NODES - 1 && u >= r[j]; j++)
+				u -= r[j];
 			p[i].acc[j] += 1;
+			active[s] |= 1u << j;
 			if (hits[i]++) {
 				group_hits[i * G + s % G]++;
 				again[s]++;
@@ -137,7 +145,7 @@ static void sample_in(const struct program *g, int k, const double *len,
 static void sample(const struct program *g, int k, uint64_t seed,
 		   struct bwm_page *p, int *hits, int *first_slice)
 {
-	sample_in(g, k, NULL, seed, p, hits, first_slice);
+	sample_in(g, k, NULL, NULL, seed, p, hits, first_slice);
 }
 
 /* Slices of one unit each: k of them. */
@@ -270,7 +278,7 @@ TEST(slices_of_unequal_lengths)
 	for (k = 0; k < 80; k++)
 		len[k] = k % 4 ? 0.5 : 2.5;
 	truth(&unequal, NULL, &excl, &loc);
-	sample_in(&unequal, 80, len, 13, p, hits, first);
+	sample_in(&unequal, 80, len, NULL, 13, p, hits, first);
 	holds(_metadata, p, hits, first, len, 80, excl, loc);
 }
 
@@ -311,54 +319,15 @@ TEST(clears_that_take_time)
 	EXPECT_LE(held_instant, SEEDS / 2);
 }
 
-/* Each slice's nodes that made a sample in it, as the sampler sees them. */
-static uint32_t active[256];
-
-/*
- * The sampler over 80 slices of one unit in which node j's writers ran
- * for act[k][j] of slice k (a loaded machine's virtual CPUs, a program's
- * own pauses); into run[j], the share of the time they ran.
- */
-static void sample_paused(const struct program *g, double act[][NODES],
-			  uint64_t x, struct bwm_page *p, int *hits,
-			  int *first, double *run)
+/* The share of the 80 slices' time node j's writers ran, into run[j]. */
+static void ran_for(double act[][NODES], double *run)
 {
-	int i, j, k;
+	int j, k;
 
-	memset(p, 0, PAGES * sizeof(*p));
-	memset(group_hits, 0, sizeof(group_hits));
-	memset(again, 0, sizeof(again));
-	memset(active, 0, sizeof(active));
 	for (j = 0; j < NODES; j++) {
 		run[j] = 0;
 		for (k = 0; k < 80; k++)
 			run[j] += act[k][j] / 80;
-	}
-	for (i = 0; i < PAGES; i++) {
-		p[i].node = i < NODES * PRIV ? i / PRIV : g->shared_node;
-		hits[i] = 0;
-		first[i] = 80;
-		for (k = 0; k < 80; k++) {
-			double r[NODES], t = 0, u;
-
-			for (j = 0; j < NODES; j++) {
-				r[j] = page_rate(g, i, j) * act[k][j];
-				t += r[j];
-			}
-			if (uniform(&x) >= 1 - exp(-t))
-				continue;
-			u = uniform(&x) * t;
-			for (j = 0; j < NODES - 1 && u >= r[j]; j++)
-				u -= r[j];
-			p[i].acc[j] += 1;
-			active[k] |= 1u << j;
-			if (hits[i]) {
-				group_hits[i * G + k % G]++;
-				again[k]++;
-			}
-			if (!hits[i]++)
-				first[i] = k;
-		}
 	}
 }
 
@@ -381,7 +350,8 @@ TEST(writers_that_pause)
 		for (j = 0; j < NODES; j++)
 			act[k][j] = uniform(&x) < 1.0 / 3 ? 0.4 : 1;
 	}
-	sample_paused(&unequal, act, x, p, hits, first, run);
+	ran_for(act, run);
+	sample_in(&unequal, 80, len, act, x, p, hits, first);
 	/* the truth on the writes made: each writer's rate times its run */
 	truth(&unequal, run, &excl, &loc);
 	holds(_metadata, p, hits, first, len, 80, excl, loc);
@@ -424,7 +394,8 @@ TEST(writers_that_stop_for_whole_slices)
 		for (k = 0; k < 80; k++)
 			for (j = 0; j < NODES; j++)
 				act[k][j] = uniform(&x) < 0.6 ? 0 : 1;
-		sample_paused(&busy, act, x, p, hits, first, run);
+		ran_for(act, run);
+		sample_in(&busy, 80, len, act, x, p, hits, first);
 		truth(&busy, run, &excl, &loc);
 		ASSERT_EQ(0, inspect_estimate(p, PAGES, NODES, &sl, &e));
 		TH_LOG("seed %d: exclusivity %.3f (%.3f .. %.3f), truth %.3f; locality %.3f (%.3f .. %.3f), truth %.3f",
