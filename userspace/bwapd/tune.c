@@ -632,91 +632,52 @@ static int next_setting(const struct tuner *tu, double *f, double *g)
 	return gain > 1 + o->min_gain ? 0 : -EAGAIN;
 }
 
-/* a prediction this far from the measurement: the model is off there */
-#define PROBE_OFF	0.01
 /*
- * ...and this far, from a fit of two points or more, where the fit of
- * the application cannot be what is wrong: the model of the machine is
- * wrong here, and the DWP search on the measurements alone takes over,
- * from the start.
+ * A prediction this far from the measurement, from a fit of two points
+ * or more, where the fit of the application cannot be what is wrong: the
+ * model of the machine is wrong here, and the DWP search on the
+ * measurements alone takes over, from the start.
  */
 #define MODEL_WRONG	0.03
 
 /*
  * Predict, measure, fit again: next_setting() while it predicts a gain
- * worth a step and its settings keep helping.  If its last prediction
- * missed the measured traffic by more than PROBE_OFF, then, on the
- * measured metric alone, a line search from the best setting in the
- * direction of the last move that helped (a model that fits the points
- * can still be wrong beyond them, and a model of the machine that is
- * off stays off): as far again, twice as far after each success; after
- * a failure, half as far, once.  1 when the model's settings never
- * helped, or when a prediction from a fit of two points or more missed
- * by more than MODEL_WRONG: the DWP search takes over (line_search()).
+ * worth a step and its settings keep helping, or miss once.  Where the
+ * model's gain ends, the DWP line around its best setting checks it
+ * (line_search(), "verify"): a model that fits the points can still be
+ * wrong beyond them.  1 when the model's settings never helped, or when
+ * a prediction from a fit of two points or more missed by more than
+ * MODEL_WRONG: the DWP search takes over.
  */
 static int predict(struct tuner *tu)
 {
 	struct bwapd_target *t = tu->t;
-	double dir[BWAPD_MAX_NODES] = { 0 }, scale = 1;
-	int n = t->nr_nodes, ret = 0, trust = 1, halved = 0, missed = 0;
-	int helped_once = 0, j, fitted;
-	double off = 1;			/* the last prediction's error */
+	int n = t->nr_nodes, ret = 0, missed = 0, helped_once = 0, fitted;
 
 	while (!ret && tu->r->steps < tu->budget) {
 		double from[BWAPD_MAX_NODES], f[BWAPD_MAX_NODES], g = -1;
 		uint8_t w[BWAPD_MAX_NODES];
-		const char *what = tu->r->steps ? "predict" : "shot";
-		int helped;
 
-		if (bwm_weights_to_fractions(tu->best_w, n, from))
+		if (bwm_weights_to_fractions(tu->best_w, n, from) ||
+		    next_setting(tu, f, &g) || share_weights(tu, from, f, w) ||
+		    measured_w(tu, w))
 			break;
-		if (!trust || next_setting(tu, f, &g) ||
-		    share_weights(tu, from, f, w) || measured_w(tu, w)) {
-			/* the model said where the gain ends, and it was right */
-			if (trust && off < PROBE_OFF)
-				break;
-			trust = 0;
-			for (j = 0; j < n; j++)
-				f[j] = from[j] + scale * dir[j];
-			if (!helped_once || share_weights(tu, from, f, w) ||
-			    measured_w(tu, w))
-				break;
-			g = -1;
-			what = "probe";
-		}
 		tu->r->predicted = 1;
 		fitted = tu->npts;
 		ret = apply(tu, w, bwapd_weights_dwp(tu->canonical, n,
 						     t->workers, w),
-			    g, what, 1);
+			    g, tu->r->steps ? "predict" : "shot", 1);
 		if (ret)
 			break;
-		if (g > 0 && tu->npts > fitted)
-			off = fabs(tu->pt[tu->npts - 1].gbps / g - 1);
-		if (g > 0 && tu->npts > fitted && fitted >= 2 && off > MODEL_WRONG)
+		if (g > 0 && tu->npts > fitted && fitted >= 2 &&
+		    fabs(tu->pt[tu->npts - 1].gbps / g - 1) > MODEL_WRONG)
 			return 1;
-		helped = !memcmp(tu->best_w, w, (size_t)n);
-		if (helped) {
-			double now[BWAPD_MAX_NODES];
-
+		if (!memcmp(tu->best_w, w, (size_t)n)) {
 			missed = 0;
 			helped_once = 1;
-			if (bwm_weights_to_fractions(w, n, now))
-				break;
-			for (j = 0; j < n; j++)
-				dir[j] = now[j] - from[j];
-			scale = trust ? 1 : 2;
-		} else if (trust) {
+		} else if (++missed == 2) {
 			/* twice wrong in a row: the model is off here */
-			trust = ++missed < 2;
-			if (!trust && !helped_once)
-				return 1;
-			continue;
-		} else if (!halved) {
-			halved = 1;
-			scale = -0.5;	/* from the best, back the other way */
-		} else {
-			break;
+			return !helped_once;
 		}
 	}
 	return ret;
@@ -728,7 +689,8 @@ static int predict(struct tuner *tu)
  * it.  With a budget of max_steps of its own; the line is refined unless
  * the best setting measured before beats its best beyond doubt.  Then the
  * better of the two.  As the check of a model's best ('what' "verify"), a
- * direction ends at the first setting that does not help.
+ * direction ends at the first setting that does not help, and the line is
+ * refined only where it beat the model's best.
  */
 static int line_search(struct tuner *tu, double d0, const char *what)
 {
@@ -757,10 +719,10 @@ static int line_search(struct tuner *tu, double d0, const char *what)
 	memcpy(tu->best_w, tu->w[i], sizeof(tu->best_w));
 	tu->checking = !strcmp(what, "verify");
 	ret = coarse(tu);
-	/* refining the line is worth it unless the model's setting beats it */
-	if (!ret && !(nd_rate < tu->best_rate &&
-		      tu->best_rate - nd_rate > 3 * sqrt(nd_se * nd_se +
-							 tu->best_se * tu->best_se)))
+	if (!ret && (tu->checking ? tu->best_rate < nd_rate :
+		     !(nd_rate < tu->best_rate &&
+		       tu->best_rate - nd_rate > 3 * sqrt(nd_se * nd_se +
+							  tu->best_se * tu->best_se))))
 		ret = fine(tu);
 	if (!ret && nd_rate < tu->best_rate) {
 		tu->best = nd;

@@ -28,8 +28,9 @@
  * held out from the fit's threads and are spent, 12000 judged the fan
  * phases of the profile and are spent, 15000 judged the calibration to
  * the canonical weights and are spent, 18000 judged the profile's links
- * and its fit of what routes share and are spent, 21000 are held out
- * from the next change of the tuner, run once it is done.  --app-parts
+ * and its fit of what routes share and are spent, 21000 judged the
+ * check without the probes and are spent, 24000 are held out from the
+ * next change of the tuner, run once it is done.  --app-parts
  * keeps only some of what makes an application more than its workload
  * (a comma list of phases, threads, prefetch, stalls), to see what each
  * costs.
