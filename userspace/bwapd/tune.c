@@ -381,15 +381,23 @@ static double clamp(const struct tuner *tu, double d)
 }
 
 /*
- * Is the last setting worse than the best beyond doubt?  Three times the
- * standard error of the difference; the paper's search stops at any
- * setting that is not better.
+ * Is a metric measured with standard error a_se worse than b (b_se)
+ * beyond doubt?  By three times the standard error of the difference.
+ */
+static int beyond_doubt(double a, double a_se, double b, double b_se)
+{
+	return a - b > 3 * sqrt(a_se * a_se + b_se * b_se);
+}
+
+/*
+ * Is the last setting worse than the best beyond doubt?  The paper's
+ * search stops at any setting that is not better.
  */
 static int surely_worse(const struct tuner *tu)
 {
-	double se = sqrt(tu->last_se * tu->last_se + tu->best_se * tu->best_se);
-
-	return tu->o->forward_only || tu->last_rate - tu->best_rate > 3 * se;
+	return tu->o->forward_only ||
+	       beyond_doubt(tu->last_rate, tu->last_se, tu->best_rate,
+			    tu->best_se);
 }
 
 /*
@@ -720,9 +728,7 @@ static int line_search(struct tuner *tu, double d0, const char *what)
 	tu->checking = !strcmp(what, "verify");
 	ret = coarse(tu);
 	if (!ret && (tu->checking ? tu->best_rate < nd_rate :
-		     !(nd_rate < tu->best_rate &&
-		       tu->best_rate - nd_rate > 3 * sqrt(nd_se * nd_se +
-							  tu->best_se * tu->best_se))))
+		     !beyond_doubt(tu->best_rate, tu->best_se, nd_rate, nd_se)))
 		ret = fine(tu);
 	if (!ret && nd_rate < tu->best_rate) {
 		tu->best = nd;
