@@ -1,39 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bwapd inspect on a real process whose memory access is known by
- * construction: one thread pinned to each CPU node writes its private
- * pages and every shared page, over and over; the shared pages were
- * filled by the main thread on the first node.  Under first touch and
- * under interleave, bwapd inspect --pid samples this very process, and
- * its report is compared with the truth the process computes from its
- * own layout and the nodes of its pages (move_pages(2)).
+ * construction: one thread pinned to each CPU node writes pages chosen
+ * at random, at fixed rates in time (wi_writes.h), and counts every
+ * write in the page itself: its private pages (its own first touch),
+ * and the shared pages (filled by the main thread on the first node),
+ * which the first node's thread writes three times as often as each of
+ * the others.  Under first touch and under interleave, bwapd inspect
+ * --pid samples this very process, and its report is compared with the
+ * truth the process takes from those counts over the time bwapd ran
+ * and the nodes of its pages (move_pages(2)): Diener et al.'s Eq. 2
+ * and 9 and each node's accesses.
  *
- * A fault samples the first write to a page in a slice, and bwapd
- * weighs a page by the rate its sampled slices give, for writes at
- * random times.  These sweeps are not random: every thread writes each
- * shared page once a sweep, and threads that sweep in step write it
- * within moments of each other, a burst that a slice sees as one write.
- * So the truth lies between two weighings: every page alike (bursts)
- * and every page by its writes (Eq. 2).  The writes are counted, not
- * assumed: each worker counts its sweeps, and a sweep writes each of its
- * private pages and each shared page once.  A loaded host stops the
- * vCPUs of some workers for a while, so the workers' counts differ: a
- * private page weighs its worker's sweeps, a shared one all workers'
- * (T times a private one where they ran alike).  A shared page is
- * written by every node: its exclusivity lies between 1/T (the first
- * writers after the clears alike) and the busiest worker's share of the
- * sweeps (1/T where they ran alike), and its most-writing node is any of
- * them, so its locality lies anywhere between 0 and 1.
+ * The rates keep most pages unwritten in some slices (about one write a
+ * slice to a private page, two to a shared one), so that how often a
+ * page is sampled tells its rate, as bwapd assumes; a thread that stood
+ * still for a while makes no burst after it.  Writes made in sweeps
+ * instead, every page over and over, are sampled in every slice their
+ * threads run, which says nothing of their rates, and the estimate then
+ * follows the vCPUs' stalls (an access balance of 180% against at most
+ * 135% on a loaded host).  A shared page's most-writing node is clear
+ * from the samples of a few seconds (at twice the others' rate, the
+ * locality came out 0.949 against 0.998 over 22 samples a page).
+ * The threads' stacks, on their nodes, are the only other pages they
+ * write.
  *
  * A third region is only read (filled first by the main thread): its
  * reads are seen only through NUMA balancing's hinting faults, so where
- * it is on, the exclusivity's truth also spans those pages counted not
- * at all and as often as the shared ones.  Under
- * first touch, where NUMA balancing is off (this project's test kernels
- * leave it out), nothing may move; where it is on (Debian's default on a
- * NUMA machine), its hinting faults are samples too, reads included, and
- * it moves pages towards the threads that fault.  Interleaved memory it
- * does not scan.  The tests never switch it: a switch patches the
+ * it is on, the truth also spans those reads counted not at all and in
+ * full.  Under first touch, where NUMA balancing is off (this project's
+ * test kernels leave it out), nothing may move; where it is on (Debian's
+ * default on a NUMA machine), its hinting faults are samples too, reads
+ * included, and it moves pages towards the threads that fault.
+ * Interleaved memory it does not scan.  The tests never switch it: a switch patches the
  * kernel's text, which an emulated machine has been seen to get wrong.
  * For the same reason each test keeps a page-fault event of its own open,
  * so that bwapd's events never switch perf's static keys either.
@@ -62,12 +61,22 @@
 
 #include "wi_harness.h"
 #include "wi_bwapd.h"
+#include "wi_writes.h"
 
 #define MAX_T		8
 #define PRIV_PAGES	256		/* per thread */
 #define SHARED_PAGES	256
 #define READ_PAGES	256		/* only read */
-#define INTERVAL	"0.05"
+#define INTERVAL	"0.1"
+#define SLICES_PER_S	10		/* 1 / INTERVAL */
+/*
+ * Accesses a second to each page: a private one by its thread; a shared
+ * one by each thread, three times that by the first node's; a page only
+ * read by each thread.
+ */
+#define PRIV_RATE	(1.0 * SLICES_PER_S)
+#define SHARED_RATE	(0.3 * SLICES_PER_S)
+#define READ_RATE	(0.3 * SLICES_PER_S)
 /*
  * bwapd's exclusivity range at most this wide: it does not ask to
  * sample longer (inspect.c's UNSETTLED).
@@ -79,46 +88,14 @@
 #define TOL_LOC		0.08
 #define TOL_BACC	25.0		/* percentage points */
 /*
- * A sampling run in which the workers ran: a sweep or more a slice each,
- * and samples of ten slices or more a page.
+ * A sampling run in which the workers ran: four writes or more to each
+ * of its private pages, on average, by every worker; and bwapd's samples
+ * of ten slices or more a page.
  */
-#define MIN_SWEEPS	40
+#define MIN_WRITES	(4L * PRIV_PAGES)
 #define MIN_PER_PAGE	10.0
 
-struct worker {
-	pthread_t th;
-	int cpu, node;
-	char *priv;
-	char *shared;
-	const char *ro;
-	volatile long sweeps;
-	long sum;
-};
-
 static volatile int stop;
-
-static void *work(void *arg)
-{
-	struct worker *w = arg;
-	long i;
-
-	if (wi_pin_cpu(w->cpu))
-		return NULL;
-	/* first touch of its own pages, from its own node */
-	memset(w->priv, 1, PRIV_PAGES * WI_PAGE_SIZE);
-	while (!stop) {
-		for (i = 0; i < PRIV_PAGES; i++)
-			w->priv[i * WI_PAGE_SIZE + 64]++;
-		for (i = 0; i < SHARED_PAGES; i++)
-			__atomic_fetch_add(&w->shared[i * WI_PAGE_SIZE +
-						      64 * (1 + w->node % 32)],
-					   1, __ATOMIC_RELAXED);
-		for (i = 0; i < READ_PAGES; i++)
-			w->sum += ((volatile const char *)w->ro)[i * WI_PAGE_SIZE];
-		w->sweeps++;
-	}
-	return NULL;
-}
 
 /*
  * A counter of /proc/vmstat: numa_pages_migrated (NUMA balancing's
@@ -141,10 +118,55 @@ static long vmstat(const char *name)
 	return 0;
 }
 
+/*
+ * NUMA balancing's hinting faults (every process's) every HINT_NS while
+ * bwapd runs, with the time (CLOCK_MONOTONIC), so that those made while
+ * it sampled can be told from those before and after.  Kept only where
+ * NUMA balancing is on.
+ */
+#define HINT_NS		20000000L
+#define MAX_HINTS	1024
+
+struct hint_log {
+	volatile int stop;
+	int nr;
+	double t[MAX_HINTS];
+	long hints[MAX_HINTS];
+};
+
+static void *log_hints(void *arg)
+{
+	struct hint_log *h = arg;
+	const struct timespec every = { 0, HINT_NS };
+
+	while (!h->stop && h->nr < MAX_HINTS) {
+		h->t[h->nr] = wi_now();
+		h->hints[h->nr] = vmstat("numa_hint_faults");
+		h->nr++;
+		nanosleep(&every, NULL);
+	}
+	return NULL;
+}
+
+/* The hinting faults from t0 to t1, by the last logged at or before each. */
+static long hints_between(const struct hint_log *h, double t0, double t1)
+{
+	int i = 0, j;
+
+	if (!h->nr)
+		return 0;
+	while (i + 1 < h->nr && h->t[i + 1] <= t0)
+		i++;
+	for (j = i; j + 1 < h->nr && h->t[j + 1] <= t1; j++)
+		;
+	return h->hints[j] - h->hints[i];
+}
+
 FIXTURE(inspect) {
 	int nodes[MAX_T], nr_nodes, t;
 	cpu_set_t cpus;
-	struct worker w[MAX_T];
+	struct wi_writer w[MAX_T];
+	char *priv[MAX_T];
 	char *shared, *ro;
 	int perf_fd;			/* keeps perf's static keys on */
 	bool setup_skipped;
@@ -192,19 +214,34 @@ FIXTURE_SETUP(inspect)
 	ASSERT_NE(NULL, self->ro);
 	madvise(self->ro, READ_PAGES * WI_PAGE_SIZE, MADV_NOHUGEPAGE);
 	for (i = 0; i < self->nr_nodes; i++) {
-		struct worker *w = &self->w[i];
+		struct wi_writer *w = &self->w[i];
 
+		w->index = i;
 		w->node = self->nodes[i];
 		w->cpu = wi_node_first_cpu(w->node);
-		w->shared = self->shared;
-		w->ro = self->ro;
-		w->sweeps = 0;
-		w->priv = wi_mmap_anon(PRIV_PAGES * WI_PAGE_SIZE);
-		ASSERT_NE(NULL, w->priv);
-		madvise(w->priv, PRIV_PAGES * WI_PAGE_SIZE, MADV_NOHUGEPAGE);
+		w->stop = &stop;
+		self->priv[i] = wi_mmap_anon(PRIV_PAGES * WI_PAGE_SIZE);
+		ASSERT_NE(NULL, self->priv[i]);
+		madvise(self->priv[i], PRIV_PAGES * WI_PAGE_SIZE,
+			MADV_NOHUGEPAGE);
 		if (variant->interleave)
-			ASSERT_EQ(0, wi_mbind(w->priv, PRIV_PAGES * WI_PAGE_SIZE,
+			ASSERT_EQ(0, wi_mbind(self->priv[i],
+					      PRIV_PAGES * WI_PAGE_SIZE,
 					      MPOL_INTERLEAVE, &all, 0));
+		/* first touch of its own pages, from its own node */
+		w->set[0] = (struct wi_pages){
+			.base = self->priv[i], .nr = PRIV_PAGES,
+			.rate = PRIV_RATE, .touch = true,
+		};
+		w->set[1] = (struct wi_pages){
+			.base = self->shared, .nr = SHARED_PAGES,
+			.rate = (i ? 1 : 3) * SHARED_RATE, .slot = i,
+		};
+		w->set[2] = (struct wi_pages){
+			.base = self->ro, .nr = READ_PAGES, .rate = READ_RATE,
+			.read = true,
+		};
+		w->sets = 3;
 	}
 	if (variant->interleave)
 		ASSERT_EQ(0, wi_mbind(self->shared, SHARED_PAGES * WI_PAGE_SIZE,
@@ -216,12 +253,11 @@ FIXTURE_SETUP(inspect)
 	memset(self->ro, 1, READ_PAGES * WI_PAGE_SIZE);
 	ASSERT_EQ(0, sched_setaffinity(0, sizeof(self->cpus), &self->cpus));
 	for (i = 0; i < self->nr_nodes; i++) {
-		ASSERT_EQ(0, pthread_create(&self->w[i].th, NULL, work,
-					    &self->w[i]));
+		ASSERT_EQ(0, wi_writer_start(&self->w[i]));
 		self->t++;
 	}
 	for (i = 0; i < self->nr_nodes; i++)
-		while (!self->w[i].sweeps)
+		while (!self->w[i].ready)
 			usleep(10000);
 }
 
@@ -231,7 +267,7 @@ FIXTURE_TEARDOWN(inspect)
 
 	stop = 1;
 	for (i = 0; i < self->t; i++)
-		pthread_join(self->w[i].th, NULL);
+		wi_writer_join(&self->w[i]);
 	if (self->perf_fd >= 0)
 		close(self->perf_fd);
 }
@@ -259,17 +295,22 @@ static int off_the_workers(FIXTURE_DATA(inspect) *self, int on)
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
-/* The nodes of the program's own pages: private blocks, then shared. */
+/*
+ * The nodes of the program's own pages: private blocks, then shared,
+ * then those only read.
+ */
 static int layout_nodes(FIXTURE_DATA(inspect) *self, int *nodes)
 {
-	int i;
+	int i, n = self->nr_nodes * PRIV_PAGES;
 
 	for (i = 0; i < self->nr_nodes; i++)
-		if (wi_page_nodes(self->w[i].priv, PRIV_PAGES, WI_PAGE_SIZE,
+		if (wi_page_nodes(self->priv[i], PRIV_PAGES, WI_PAGE_SIZE,
 				  nodes + i * PRIV_PAGES))
 			return -1;
 	return wi_page_nodes(self->shared, SHARED_PAGES, WI_PAGE_SIZE,
-			     nodes + self->nr_nodes * PRIV_PAGES);
+			     nodes + n) ?:
+	       wi_page_nodes(self->ro, READ_PAGES, WI_PAGE_SIZE,
+			     nodes + n + SHARED_PAGES);
 }
 
 /*
@@ -297,22 +338,53 @@ static bool held(const char *out, const char *key, int nb, double lo,
 	return r[0] - tol <= hi && r[1] + tol >= lo;
 }
 
+static double least_of(double a, double b)
+{
+	return a < b ? a : b;
+}
+
+static double most_of(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+/*
+ * The write counts now, page by page, worker by worker: private blocks,
+ * then shared; c[page x T + worker] (reads: they make no sample).
+ */
+static void counts(FIXTURE_DATA(inspect) *self, unsigned long *c)
+{
+	int T = self->nr_nodes, i, j, k;
+
+	for (k = 0; k < T; k++)
+		for (j = 0; j < PRIV_PAGES; j++)
+			for (i = 0; i < T; i++)
+				c[(k * PRIV_PAGES + j) * T + i] = i != k ? 0 :
+					*wi_counter(self->priv[k] +
+						    j * WI_PAGE_SIZE, 0);
+	for (j = 0; j < SHARED_PAGES; j++)
+		for (i = 0; i < T; i++)
+			c[(T * PRIV_PAGES + j) * T + i] =
+				*wi_counter(self->shared + j * WI_PAGE_SIZE, i);
+}
+
 TEST_F_TIMEOUT(inspect, metrics_match_the_layout, 600)
 {
-	static int before[MAX_T * PRIV_PAGES + SHARED_PAGES];
-	static int after[MAX_T * PRIV_PAGES + SHARED_PAGES];
+	enum { N = MAX_T * PRIV_PAGES + SHARED_PAGES };
+	static int before[N + READ_PAGES], after[N + READ_PAGES];
+	static unsigned long c0[N * MAX_T], c1[N * MAX_T];
 	static int mem[WI_MAX_NODES];
 	static char out[1 << 16];
-	double excl[2][2] = { { 0 } }, loc[2] = { 0 }, loc_hi[2] = { 0 };
-	double wsum[2] = { 0 };
-	double pages[64];
-	double acc_lo[2][MAX_T] = { { 0 } }, acc_hi[2][MAX_T] = { { 0 } };
-	double bacc_lo[2], bacc_hi[2];
-	double got, lo, hi;
-	long sweeps[MAX_T], ran[MAX_T], ran_all = 0, ran_top = 0;
+	static struct hint_log hl;
+	pthread_t logger;
+	double all = 0, top = 0, loc_lo = 0, loc_hi = 0;
+	double acc_lo[MAX_T] = { 0 }, acc_hi[MAX_T] = { 0 };
+	double pages[64], lo_max = 0, hi_max = 0;
+	double got, lo, hi, reads = 0, read_top = 0;
+	long wrote[MAX_T], least = 0, migrated, hints = 0;
 	int T = self->nr_nodes, n = T * PRIV_PAGES + SHARED_PAGES;
-	int i, j, k, moved = 0, nb, np, attempt, scanned;
-	long migrated, hints = 0, least = 0;
+	int i, j, k, moved = 0, nb, np, attempt, scanned, ret;
+	double from;
 	double per_page = 0, range[2] = { 0, 1 };
 	char pid[16], seconds[16];
 	const char *const args[] = {
@@ -329,22 +401,20 @@ TEST_F_TIMEOUT(inspect, metrics_match_the_layout, 600)
 	/*
 	 * bwapd samples for a time, and a run is judged only if there was
 	 * enough to sample in it; otherwise it is made again, up to three
-	 * times (4, 8 and 8 s: longer, most pages are sampled in every slice,
-	 * which the slices cannot resolve), and every assertion below is on
-	 * the last run:
+	 * times (4, 8 and 8 s), and every assertion below is on the last run:
 	 * - the workers ran: under emulation on a loaded host their virtual
-	 *   CPUs may stand still for seconds (one run saw a single slice of
-	 *   samples in 4 s, where there are 60 samples a page);
+	 *   CPUs may stand still for seconds;
 	 * - bwapd's samples come to MIN_PER_PAGE a page or more;
 	 * - bwapd did not ask to sample longer: its exclusivity range is
 	 *   SETTLED (a user would sample longer too; the last run is judged
 	 *   against the truth whatever its range);
 	 * - with NUMA balancing on, the kernel took a hinting fault for every
-	 *   page it scans or more (numa_hint_faults; it does not scan
-	 *   interleaved memory): its scan follows its own clock, and the pages
-	 *   only read can be sampled through its faults alone.  That count is
-	 *   the kernel's, not bwapd's: whether bwapd saw those faults is
-	 *   asserted below, on the judged run.
+	 *   page it scans or more while bwapd sampled (numa_hint_faults over
+	 *   the time bwapd reports; it does not scan interleaved memory): its
+	 *   scan follows its own clock, one pass every few seconds, and the
+	 *   pages only read can be sampled through its faults alone.  That
+	 *   count is the kernel's, not bwapd's: whether bwapd saw those faults
+	 *   is asserted below, on the judged run.
 	 */
 	nb = numa_balancing_on();
 	scanned = READ_PAGES + (variant->interleave ? 0 : n);
@@ -352,58 +422,83 @@ TEST_F_TIMEOUT(inspect, metrics_match_the_layout, 600)
 		int changed = 0;
 
 		snprintf(seconds, sizeof(seconds), "%d", attempt ? 8 : 4);
-		for (i = 0; i < T; i++)
-			sweeps[i] = self->w[i].sweeps;
 		migrated = vmstat("numa_pages_migrated");
-		hints = vmstat("numa_hint_faults");
 		ASSERT_EQ(0, layout_nodes(self, before));
+		counts(self, c0);
 		ASSERT_EQ(0, off_the_workers(self, 1));
-		ASSERT_EQ(0, bwapd(out, sizeof(out), args));
+		hl.nr = 0;
+		hl.stop = 0;
+		if (nb)
+			ASSERT_EQ(0, pthread_create(&logger, NULL, log_hints,
+						    &hl));
+		ret = bwapd(out, sizeof(out), args);
+		hl.stop = 1;
+		if (nb)
+			pthread_join(logger, NULL);
+		ASSERT_EQ(0, ret);
 		ASSERT_EQ(0, off_the_workers(self, 0));
+		ASSERT_NE(NULL, strstr(out, "\"samples\": {"));
+		from = jnum(strstr(out, "\"samples\": {"), "from_monotonic");
+		hints = hints_between(&hl, from, from +
+				      jnum(strstr(out, "\"samples\": {"),
+					   "seconds"));
+		counts(self, c1);
 		ASSERT_EQ(0, layout_nodes(self, after));
 		migrated = vmstat("numa_pages_migrated") - migrated;
-		hints = vmstat("numa_hint_faults") - hints;
 		least = LONG_MAX;
-		for (i = 0; i < T; i++) {
-			ran[i] = self->w[i].sweeps - sweeps[i];
-			if (ran[i] < least)
-				least = ran[i];
+		for (k = 0; k < T; k++) {
+			wrote[k] = 0;
+			for (j = 0; j < PRIV_PAGES; j++) {
+				i = (k * PRIV_PAGES + j) * T + k;
+				wrote[k] += (long)(c1[i] - c0[i]);
+			}
+			if (wrote[k] < least)
+				least = wrote[k];
+		}
+		/*
+		 * the reads, paced by the same clock as the writes: the
+		 * private writes times the ratio of their rates
+		 */
+		for (k = 0, reads = 0, read_top = 0; k < T; k++) {
+			double d = (double)wrote[k] * READ_RATE * READ_PAGES /
+				   (PRIV_RATE * PRIV_PAGES);
+
+			reads += d;
+			read_top = d > read_top ? d : read_top;
 		}
 		per_page = jnum(strstr(out, "\"samples\": {") + 1, "samples") /
 			   jnum(strstr(out, "\"samples\": {") + 1, "pages");
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n + READ_PAGES; i++)
 			changed += before[i] != after[i];
 		if (jarray(out, "exclusivity_range", range, 2) != 2) {
 			range[0] = 0;
 			range[1] = 1;
 		}
-		TH_LOG("run %d (%s s): %.1f samples a page; every worker swept "
-		       "its pages %ld times or more; %d pages changed node; %ld "
-		       "hinting faults; exclusivity range %.3f to %.3f",
+		TH_LOG("run %d (%s s): %.1f samples a page; every worker wrote "
+		       "its private pages %ld times or more; %d pages changed "
+		       "node; %ld hinting faults while bwapd sampled; "
+		       "exclusivity range %.3f to %.3f",
 		       attempt + 1, seconds, per_page, least, changed, hints,
 		       range[0], range[1]);
-		if (least >= MIN_SWEEPS && per_page >= MIN_PER_PAGE &&
+		if (least >= MIN_WRITES && per_page >= MIN_PER_PAGE &&
 		    (!nb || hints >= scanned) && range[1] - range[0] <= SETTLED)
 			break;
 	}
-	ASSERT_GE(least, MIN_SWEEPS);
+	ASSERT_GE(least, MIN_WRITES);
 	ASSERT_TRUE(per_page >= MIN_PER_PAGE);
 	if (nb)
 		ASSERT_GE(hints, scanned);
 	TH_LOG("%s", out);
-	for (i = 0; i < T; i++) {
-		ran_all += ran[i];
-		ran_top = ran[i] > ran_top ? ran[i] : ran_top;
-		TH_LOG("worker %d (node %d) swept its pages %ld times",
-		       i, self->nodes[i], ran[i]);
-	}
+	for (k = 0; k < T; k++)
+		TH_LOG("worker %d (node %d) wrote its private pages %ld times",
+		       k, self->nodes[k], wrote[k]);
 
 	/*
 	 * Sampling moves nothing: every page that moved, NUMA balancing
 	 * moved (it may still finish work it began before it was turned
 	 * off); it counts its migrations, bwapd would not be counted there.
 	 */
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n + READ_PAGES; i++) {
 		if (before[i] == after[i])
 			continue;
 		/* a page being compacted has no node for a moment */
@@ -425,96 +520,70 @@ TEST_F_TIMEOUT(inspect, metrics_match_the_layout, 600)
 	}
 
 	/*
-	 * The truth, every page alike [0] and by its writes [1], the sweeps
-	 * each worker made while bwapd sampled
+	 * The truth: Diener et al.'s Eq. 2 and 9 and the nodes' accesses on
+	 * the writes counted while bwapd ran (its start and end too: the
+	 * rates do not change with time).  A page is local where it
+	 * is on its most-writing worker's node; one that moved meanwhile was
+	 * on either node for a share of the time the test cannot know.
 	 */
 	for (i = 0; i < n; i++) {
-		int owner = i < T * PRIV_PAGES ? i / PRIV_PAGES : -1;
-		int local = owner >= 0 && after[i] == self->nodes[owner];
+		double m, ci = wi_writes_between(c0 + i * T, c1 + i * T, T, 1,
+						 &m, &j);
+		int node = self->nodes[j];
 
-		for (j = 0; j < 2; j++) {
-			double w = !j ? 1 : owner >= 0 ? ran[owner] : ran_all;
+		all += ci;
+		top += m;
+		loc_lo += ci * (before[i] == node && after[i] == node);
+		loc_hi += ci * (before[i] == node || after[i] == node);
+		for (k = 0; k < T; k++) {
+			int a = after[i] == self->nodes[k];
+			int b = before[i] == self->nodes[k];
 
-			wsum[j] += w;
-			excl[j][0] += w * (owner >= 0 ? 1 : 1.0 / T);
-			excl[j][1] += w * (owner >= 0 ? 1 : (double)ran_top / ran_all);
-			loc[j] += w * local;
-			loc_hi[j] += w * (owner >= 0 ? local : 1);
-			for (k = 0; k < T; k++) {
-				int a = after[i] == self->nodes[k];
-				int b = before[i] == self->nodes[k];
-
-				/*
-				 * a page that moved while it was sampled was
-				 * accessed on its node before and after, in
-				 * shares the test cannot know
-				 */
-				acc_lo[j][k] += w * (a && b);
-				acc_hi[j][k] += w * (a || b);
-			}
+			acc_lo[k] += ci * (a && b);
+			acc_hi[k] += ci * (a || b);
 		}
 	}
-	for (j = 0; j < 2; j++) {
-		double lo_max = 0, hi_max = 0;
-
-		excl[j][0] /= wsum[j];
-		excl[j][1] /= wsum[j];
-		loc[j] /= wsum[j];
-		loc_hi[j] /= wsum[j];
-		/*
-		 * B_Acc, (busiest / mean - 1) x 100: it grows with the
-		 * busiest node's weight; the total stays
-		 */
-		for (k = 0; k < T; k++) {
-			lo_max = acc_lo[j][k] > lo_max ? acc_lo[j][k] : lo_max;
-			hi_max = acc_hi[j][k] > hi_max ? acc_hi[j][k] : hi_max;
-		}
-		bacc_lo[j] = (lo_max / (wsum[j] / T) - 1) * 100;
-		bacc_hi[j] = (hi_max / (wsum[j] / T) - 1) * 100;
+	ASSERT_TRUE(all > 0);
+	/*
+	 * With NUMA balancing on, the pages only read are sampled too, as far
+	 * as its scan catches them (its hinting faults): their reads count
+	 * between not at all and in full.  Each is read by every worker: its
+	 * exclusivity lies between 1/T and the busiest reader's share, and
+	 * its most-reading node may be any.
+	 */
+	if (!nb)
+		reads = 0;
+	for (i = n; nb && i < n + READ_PAGES; i++)
+		for (k = 0; k < T; k++)
+			acc_hi[k] += reads / READ_PAGES *
+				     (after[i] == self->nodes[k] ||
+				      before[i] == self->nodes[k]);
+	for (k = 0; k < T; k++) {
+		lo_max = acc_lo[k] > lo_max ? acc_lo[k] : lo_max;
+		hi_max = acc_hi[k] > hi_max ? acc_hi[k] : hi_max;
 	}
 
 	got = jnum(out, "exclusivity");
-	lo = 1;
-	hi = 0;
-	for (j = 0; j < 4; j++) {
-		double e = (&excl[0][0])[j];	/* both weighings, both ends */
-
-		lo = e < lo ? e : lo;
-		hi = e > hi ? e : hi;
+	lo = hi = top / all;
+	if (reads > 0) {
+		lo = least_of(lo, (top + reads / T) / (all + reads));
+		hi = most_of(hi, (top + read_top) / (all + reads));
 	}
-	TH_LOG("exclusivity %.3f, truth %.3f to %.3f (pages alike %.3f to %.3f, "
-	       "by writes %.3f to %.3f)", got, lo, hi, excl[0][0], excl[0][1],
-	       excl[1][0], excl[1][1]);
-	/*
-	 * With NUMA balancing on, the pages only read are sampled too, as far
-	 * as its scan catches them (its hinting faults): between not at all
-	 * and as often as the shared pages, which every worker also reads
-	 * once a sweep.  Each is read by every node: its exclusivity lies
-	 * between 1/T and the busiest worker's share, as a shared page's.
-	 */
-	if (nb) {
-		for (j = 0; j < 2; j++) {
-			double w = (!j ? 1 : ran_all) * READ_PAGES;
-			double all = wsum[j] + w;
-			double e_lo = (excl[j][0] * wsum[j] + w / T) / all;
-			double e_hi = (excl[j][1] * wsum[j] +
-				       w * (double)ran_top / ran_all) / all;
-
-			lo = e_lo < lo ? e_lo : lo;
-			hi = e_hi > hi ? e_hi : hi;
-		}
-		TH_LOG("with the pages only read: truth %.3f to %.3f", lo, hi);
-	}
+	TH_LOG("exclusivity %.3f, truth %.3f to %.3f (the writes' %.3f)", got,
+	       lo, hi, top / all);
 	EXPECT_TRUE(held(out, "exclusivity", nb, lo, hi, TOL_EXCL));
 	got = jnum(out, "locality");
-	lo = loc[0] < loc[1] ? loc[0] : loc[1];
-	hi = loc_hi[0] > loc_hi[1] ? loc_hi[0] : loc_hi[1];
+	lo = least_of(loc_lo / all, loc_lo / (all + reads));
+	hi = most_of(loc_hi / all, (loc_hi + reads) / (all + reads));
 	TH_LOG("locality %.3f, truth %.3f to %.3f", got, lo, hi);
 	EXPECT_TRUE(held(out, "locality", nb, lo, hi, TOL_LOC));
+	/*
+	 * B_Acc, (busiest / mean - 1) x 100, the layout's, widened by the
+	 * pages that moved while sampled and by the reads
+	 */
 	got = jnum(out, "access_balance");
-	/* the layout's, widened by the pages that moved while sampled */
-	lo = bacc_lo[0] < bacc_lo[1] ? bacc_lo[0] : bacc_lo[1];
-	hi = bacc_hi[0] > bacc_hi[1] ? bacc_hi[0] : bacc_hi[1];
+	lo = (lo_max / ((all + reads) / T) - 1) * 100;
+	hi = (hi_max / (all / T) - 1) * 100;
 	lo = lo < 0 ? 0 : lo;
 	TH_LOG("access balance %.1f%%, truth %.1f%% to %.1f%%", got, lo, hi);
 	/* B_Acc is over every node: the truth's are the CPU nodes */

@@ -44,6 +44,7 @@
 
 #include "wi_harness.h"
 #include "wi_bwapd.h"
+#include "wi_writes.h"
 
 #define MAX_T		8
 #define PRIV_PAGES	64		/* per thread */
@@ -62,82 +63,11 @@
 /* the widest exclusivity range that still says something */
 #define MAX_EXCL_RANGE	0.10
 
-struct writer {
-	pthread_t th;
-	int cpu, node, index;
-	char *priv, *shared;
-	double shared_rate;
-};
-
-/*
- * A write is the increment of the writer's own counter in the page, so
- * that counting the writes writes nothing else: a private page's
- * counter is at COUNTER, a shared page's writer i's at COUNTER x (1 + i).
- */
-#define COUNTER		64
-static volatile uint64_t *counter(char *page, int writer)
-{
-	return (volatile uint64_t *)(page + COUNTER * (1 + writer));
-}
-
 static volatile int stop;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static uint64_t next(uint64_t *x)
-{
-	*x ^= *x << 13;
-	*x ^= *x >> 7;
-	*x ^= *x << 17;
-	return *x;
-}
-
-/*
- * Writes at random times: every millisecond, the writes due since the
- * last (rate x time, the fraction carried), each to a page chosen at
- * random.  A thread that did not run for a while does not catch up, so
- * no burst follows a stall.
- */
-static void *write_pages(void *arg)
-{
-	struct writer *w = arg;
-	uint64_t x = 0x9e3779b97f4a7c15ULL * (w->index + 1);
-	double t0, priv_due = 0, shared_due = 0;
-	const struct timespec ms = { 0, 1000000 };
-
-	if (wi_pin_cpu(w->cpu))
-		return NULL;
-	t0 = now();
-	while (!stop) {
-		double t = now(), dt = t - t0 < 0.01 ? t - t0 : 0.01;
-
-		t0 = t;
-		priv_due += dt * PRIV_RATE * PRIV_PAGES;
-		shared_due += dt * w->shared_rate * SHARED_PAGES;
-		for (; priv_due >= 1; priv_due -= 1) {
-			long i = (long)(next(&x) % PRIV_PAGES);
-
-			(*counter(w->priv + i * WI_PAGE_SIZE, 0))++;
-		}
-		for (; shared_due >= 1; shared_due -= 1) {
-			long i = (long)(next(&x) % SHARED_PAGES);
-
-			(*counter(w->shared + i * WI_PAGE_SIZE, w->index))++;
-		}
-		nanosleep(&ms, NULL);
-	}
-	return NULL;
-}
 
 FIXTURE(shared) {
 	int nodes[MAX_T], nr_nodes, t;
-	struct writer *w;
+	struct wi_writer *w;
 	char *all, *shared;		/* every page; the shared ones */
 	size_t len;
 	int perf_fd;			/* keeps perf's static keys on */
@@ -173,22 +103,28 @@ FIXTURE_SETUP(shared)
 			      MPOL_BIND, &one, 0));
 	memset(self->shared, 0, SHARED_PAGES * WI_PAGE_SIZE);
 	for (i = 0; i < self->nr_nodes; i++) {
-		struct writer *w = &self->w[i];
+		struct wi_writer *w = &self->w[i];
 
 		w->index = i;
 		w->node = self->nodes[i];
 		w->cpu = wi_node_first_cpu(w->node);
-		w->shared = self->shared;
-		w->shared_rate = (i ? 1 : 2) * SHARED_RATE;
-		w->priv = self->all + i * PRIV_PAGES * WI_PAGE_SIZE;
+		w->stop = &stop;
+		w->set[0] = (struct wi_pages){
+			.base = self->all + i * PRIV_PAGES * WI_PAGE_SIZE,
+			.nr = PRIV_PAGES, .rate = PRIV_RATE,
+		};
+		w->set[1] = (struct wi_pages){
+			.base = self->shared, .nr = SHARED_PAGES,
+			.rate = (i ? 1 : 2) * SHARED_RATE, .slot = i,
+		};
+		w->sets = 2;
 		wi_mask_from_nodes(&one, &w->node, 1);
-		ASSERT_EQ(0, wi_mbind(w->priv, PRIV_PAGES * WI_PAGE_SIZE,
+		ASSERT_EQ(0, wi_mbind(w->set[0].base, PRIV_PAGES * WI_PAGE_SIZE,
 				      MPOL_BIND, &one, 0));
-		memset(w->priv, 0, PRIV_PAGES * WI_PAGE_SIZE);
+		memset(w->set[0].base, 0, PRIV_PAGES * WI_PAGE_SIZE);
 	}
 	for (i = 0; i < self->nr_nodes; i++) {
-		ASSERT_EQ(0, pthread_create(&self->w[i].th, NULL, write_pages,
-					    &self->w[i]));
+		ASSERT_EQ(0, wi_writer_start(&self->w[i]));
 		self->t++;
 	}
 }
@@ -199,7 +135,7 @@ FIXTURE_TEARDOWN(shared)
 
 	stop = 1;
 	for (i = 0; i < self->t; i++)
-		pthread_join(self->w[i].th, NULL);
+		wi_writer_join(&self->w[i]);
 	free(self->w);
 	if (self->perf_fd >= 0)
 		close(self->perf_fd);
@@ -209,7 +145,7 @@ FIXTURE_TEARDOWN(shared)
  * Every thread's write counts now, page by page, thread by thread (a
  * read: it makes no sample).
  */
-static void counts(const struct writer *w, int T, char *shared,
+static void counts(const struct wi_writer *w, int T, char *shared,
 		   unsigned long *c)
 {
 	int i, k, n = PRIV_PAGES + SHARED_PAGES;
@@ -217,9 +153,10 @@ static void counts(const struct writer *w, int T, char *shared,
 	for (k = 0; k < T; k++)
 		for (i = 0; i < n; i++)
 			c[k * n + i] = i < PRIV_PAGES ?
-				*counter(w[k].priv + i * WI_PAGE_SIZE, 0) :
-				*counter(shared + (i - PRIV_PAGES) *
-					 WI_PAGE_SIZE, k);
+				*wi_counter(w[k].set[0].base + i * WI_PAGE_SIZE,
+					    0) :
+				*wi_counter(shared + (i - PRIV_PAGES) *
+					    WI_PAGE_SIZE, k);
 }
 
 /*
@@ -227,7 +164,7 @@ static void counts(const struct writer *w, int T, char *shared,
  * truth is taken over the very time bwapd sampled.
  */
 struct snaps {
-	const struct writer *w;
+	const struct wi_writer *w;
 	int T, nr;
 	char *shared;
 	volatile int stop;
@@ -242,7 +179,7 @@ static void *keep_counts(void *arg)
 	const struct timespec every = { 0, SNAP_NS };
 
 	while (!sn->stop && sn->nr < MAX_SNAPS) {
-		sn->t[sn->nr] = now();
+		sn->t[sn->nr] = wi_now();
 		counts(sn->w, sn->T, sn->shared, sn->c + sn->nr * one);
 		sn->nr++;
 		nanosleep(&every, NULL);
@@ -269,7 +206,7 @@ static void truth(FIXTURE_DATA(shared) *self, const unsigned long *c0,
 		  const unsigned long *c1, const int *shared_nodes,
 		  double *excl, double *loc)
 {
-	int T = self->nr_nodes, n = PRIV_PAGES + SHARED_PAGES, i, k;
+	int T = self->nr_nodes, n = PRIV_PAGES + SHARED_PAGES, i, k, best;
 	double all = 0, top = 0, local = 0;
 
 	/* private pages: one writer, on its node (bound there) */
@@ -282,18 +219,8 @@ static void truth(FIXTURE_DATA(shared) *self, const unsigned long *c0,
 			local += d;
 		}
 	for (i = PRIV_PAGES; i < n; i++) {
-		double t = 0, m = -1;
-		int best = 0;
+		double m, t = wi_writes_between(c0 + i, c1 + i, T, n, &m, &best);
 
-		for (k = 0; k < T; k++) {
-			double d = (double)(c1[k * n + i] - c0[k * n + i]);
-
-			t += d;
-			if (d > m) {
-				m = d;
-				best = k;
-			}
-		}
 		all += t;
 		top += m;
 		if (shared_nodes[i - PRIV_PAGES] == self->nodes[best])
@@ -336,7 +263,7 @@ TEST_F_TIMEOUT(shared, range_holds_the_truth, 600)
 	for (i = 0; i < T; i++) {
 		int j;
 
-		ASSERT_EQ(0, wi_page_nodes(self->w[i].priv, PRIV_PAGES,
+		ASSERT_EQ(0, wi_page_nodes(self->w[i].set[0].base, PRIV_PAGES,
 					   WI_PAGE_SIZE, priv_nodes));
 		for (j = 0; j < PRIV_PAGES; j++)
 			ASSERT_EQ(self->nodes[i], priv_nodes[j]);
