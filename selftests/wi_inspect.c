@@ -413,11 +413,11 @@ TEST_F_TIMEOUT(inspect, metrics_match_the_layout, 600)
 	 *   page it scans or more while bwapd sampled (numa_hint_faults over
 	 *   the time bwapd reports; it does not scan interleaved memory): its
 	 *   scan follows its own clock, one pass every few seconds (none fell
-	 *   in the first 4-s run in four runs of the test on Debian's 6.12 and
-	 *   7.3, one in each 8-s run after it), and the pages only read can be
-	 *   sampled through its faults alone.  That count is the kernel's, not
-	 *   bwapd's: whether bwapd saw those faults is asserted below, on the
-	 *   judged run.
+	 *   in the first 4-s run in six runs of the test on Debian's 6.12 and
+	 *   7.3, one or two in each 8-s run after it), and the pages only read
+	 *   can be sampled through its faults alone.  That count is the
+	 *   kernel's, not bwapd's: whether bwapd saw those faults is asserted
+	 *   below, on the judged run.
 	 */
 	nb = numa_balancing_on();
 	scanned = READ_PAGES + (variant->interleave ? 0 : n);
