@@ -381,7 +381,7 @@ TEST_F_TIMEOUT(inspect, metrics_match_the_layout, 600)
 	double acc_lo[MAX_T] = { 0 }, acc_hi[MAX_T] = { 0 };
 	double pages[64], lo_max = 0, hi_max = 0;
 	double got, lo, hi, reads = 0, read_top = 0;
-	long wrote[MAX_T], least = 0, migrated, hints = 0;
+	long wrote[MAX_T], least = 0, most = 0, migrated, hints = 0;
 	int T = self->nr_nodes, n = T * PRIV_PAGES + SHARED_PAGES;
 	int i, j, k, moved = 0, nb, np, attempt, scanned, ret;
 	double from;
@@ -403,8 +403,14 @@ TEST_F_TIMEOUT(inspect, metrics_match_the_layout, 600)
 	 * enough to sample in it; otherwise it is made again, up to three
 	 * times in all (4 s, then 8 s each; five with NUMA balancing on, see
 	 * below), and every assertion below is on the last run:
-	 * - the workers ran: under emulation on a loaded host their virtual
-	 *   CPUs may stand still for seconds;
+	 * - the workers ran, and alike: every worker wrote at least three
+	 *   quarters as often as the busiest.  Under emulation on a loaded
+	 *   host their virtual CPUs may stand still for seconds; where the
+	 *   first node's did for half the run (12,204 writes against 22,800
+	 *   by each other worker, on 6.1 numa4, where bwapd shares the
+	 *   workers' CPUs), bwapd still gave that node the share the rates
+	 *   would (47 % of the accesses against 39 % counted): an error of
+	 *   bwapd's estimate under such stalls that this test does not judge;
 	 * - bwapd's samples come to MIN_PER_PAGE a page or more;
 	 * - bwapd did not ask to sample longer: its exclusivity range is
 	 *   SETTLED (a user would sample longer too; the last run is judged
@@ -449,6 +455,7 @@ TEST_F_TIMEOUT(inspect, metrics_match_the_layout, 600)
 		ASSERT_EQ(0, layout_nodes(self, after));
 		migrated = vmstat("numa_pages_migrated") - migrated;
 		least = LONG_MAX;
+		most = 0;
 		for (k = 0; k < T; k++) {
 			wrote[k] = 0;
 			for (j = 0; j < PRIV_PAGES; j++) {
@@ -457,6 +464,8 @@ TEST_F_TIMEOUT(inspect, metrics_match_the_layout, 600)
 			}
 			if (wrote[k] < least)
 				least = wrote[k];
+			if (wrote[k] > most)
+				most = wrote[k];
 		}
 		/*
 		 * the reads, paced by the same clock as the writes: the
@@ -478,12 +487,13 @@ TEST_F_TIMEOUT(inspect, metrics_match_the_layout, 600)
 			range[1] = 1;
 		}
 		TH_LOG("run %d (%s s): %.1f samples a page; every worker wrote "
-		       "its private pages %ld times or more; %d pages changed "
-		       "node; %ld hinting faults while bwapd sampled; "
-		       "exclusivity range %.3f to %.3f",
-		       attempt + 1, seconds, per_page, least, changed, hints,
-		       range[0], range[1]);
-		if (least >= MIN_WRITES && per_page >= MIN_PER_PAGE &&
+		       "its private pages %ld times or more (the busiest %ld); "
+		       "%d pages changed node; %ld hinting faults while bwapd "
+		       "sampled; exclusivity range %.3f to %.3f",
+		       attempt + 1, seconds, per_page, least, most, changed,
+		       hints, range[0], range[1]);
+		if (least >= MIN_WRITES && 4 * least >= 3 * most &&
+		    per_page >= MIN_PER_PAGE &&
 		    (!nb || hints >= scanned) && range[1] - range[0] <= SETTLED)
 			break;
 	}
