@@ -32,8 +32,9 @@
  * test kernels leave it out), nothing may move; where it is on (Debian's
  * default on a NUMA machine), its hinting faults are samples too, reads
  * included, and it moves pages towards the threads that fault.
- * Interleaved memory it does not scan.  The tests never switch it: a switch patches the
- * kernel's text, which an emulated machine has been seen to get wrong.
+ * Interleaved memory it does not scan.  The tests never switch it: a
+ * switch patches the kernel's text, which an emulated machine has been
+ * seen to get wrong.
  * For the same reason each test keeps a page-fault event of its own open,
  * so that bwapd's events never switch perf's static keys either.
  *
@@ -165,8 +166,7 @@ static long hints_between(const struct hint_log *h, double t0, double t1)
 FIXTURE(inspect) {
 	int nodes[MAX_T], nr_nodes, t;
 	cpu_set_t cpus;
-	struct wi_writer w[MAX_T];
-	char *priv[MAX_T];
+	struct wi_writer w[MAX_T];	/* set[0]: its private pages */
 	char *shared, *ro;
 	int perf_fd;			/* keeps perf's static keys on */
 	bool setup_skipped;
@@ -215,22 +215,20 @@ FIXTURE_SETUP(inspect)
 	madvise(self->ro, READ_PAGES * WI_PAGE_SIZE, MADV_NOHUGEPAGE);
 	for (i = 0; i < self->nr_nodes; i++) {
 		struct wi_writer *w = &self->w[i];
+		char *priv = wi_mmap_anon(PRIV_PAGES * WI_PAGE_SIZE);
 
+		ASSERT_NE(NULL, priv);
 		w->index = i;
 		w->node = self->nodes[i];
 		w->cpu = wi_node_first_cpu(w->node);
 		w->stop = &stop;
-		self->priv[i] = wi_mmap_anon(PRIV_PAGES * WI_PAGE_SIZE);
-		ASSERT_NE(NULL, self->priv[i]);
-		madvise(self->priv[i], PRIV_PAGES * WI_PAGE_SIZE,
-			MADV_NOHUGEPAGE);
+		madvise(priv, PRIV_PAGES * WI_PAGE_SIZE, MADV_NOHUGEPAGE);
 		if (variant->interleave)
-			ASSERT_EQ(0, wi_mbind(self->priv[i],
-					      PRIV_PAGES * WI_PAGE_SIZE,
+			ASSERT_EQ(0, wi_mbind(priv, PRIV_PAGES * WI_PAGE_SIZE,
 					      MPOL_INTERLEAVE, &all, 0));
 		/* first touch of its own pages, from its own node */
 		w->set[0] = (struct wi_pages){
-			.base = self->priv[i], .nr = PRIV_PAGES,
+			.base = priv, .nr = PRIV_PAGES,
 			.rate = PRIV_RATE, .touch = true,
 		};
 		w->set[1] = (struct wi_pages){
@@ -304,8 +302,8 @@ static int layout_nodes(FIXTURE_DATA(inspect) *self, int *nodes)
 	int i, n = self->nr_nodes * PRIV_PAGES;
 
 	for (i = 0; i < self->nr_nodes; i++)
-		if (wi_page_nodes(self->priv[i], PRIV_PAGES, WI_PAGE_SIZE,
-				  nodes + i * PRIV_PAGES))
+		if (wi_page_nodes(self->w[i].set[0].base, PRIV_PAGES,
+				  WI_PAGE_SIZE, nodes + i * PRIV_PAGES))
 			return -1;
 	return wi_page_nodes(self->shared, SHARED_PAGES, WI_PAGE_SIZE,
 			     nodes + n) ?:
@@ -360,7 +358,7 @@ static void counts(FIXTURE_DATA(inspect) *self, unsigned long *c)
 		for (j = 0; j < PRIV_PAGES; j++)
 			for (i = 0; i < T; i++)
 				c[(k * PRIV_PAGES + j) * T + i] = i != k ? 0 :
-					*wi_counter(self->priv[k] +
+					*wi_counter(self->w[k].set[0].base +
 						    j * WI_PAGE_SIZE, 0);
 	for (j = 0; j < SHARED_PAGES; j++)
 		for (i = 0; i < T; i++)
