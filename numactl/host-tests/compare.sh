@@ -123,11 +123,16 @@ rm -f "$RUN/shm"
 # --show under weighted interleave: upstream prints "policy: [6]" and an
 # unterminated "preferred node: " line; the fork names the policy and
 # prints the next node and the mask as for interleave, nothing else.
+# wshow_want NAME: what the fork's -w 0 ... --show must print, from what
+# upstream printed.
+wshow_want() {
+	sed -e 's/^policy: \[6\]$/policy: weighted-interleave/' \
+		-e 's/^preferred node: physcpubind:/preferred node: 0 (interleave next)\ninterleavemask: 0 \ninterleavenode: 0\nphyscpubind:/' \
+		"$RUN/upstream.$1.out"
+}
 run upstream wshow -w 0 numactl --show
 run fork wshow -w 0 numactl --show
-want=$(sed -e 's/^policy: \[6\]$/policy: weighted-interleave/' \
-	-e 's/^preferred node: physcpubind:/preferred node: 0 (interleave next)\ninterleavemask: 0 \ninterleavenode: 0\nphyscpubind:/' \
-	"$RUN/upstream.wshow.out")
+want=$(wshow_want wshow)
 if [ "$want" = "$(cat "$RUN/fork.wshow.out")" ] &&
 	[ "$(cat "$RUN/fork.wshow.rc")" = 0 ]; then
 	ok "numactl -w 0 numactl --show: upstream's lines, the policy named and the interleave lines added"
@@ -146,6 +151,112 @@ if grep -q ': interleave : 0 $' "$RUN/upstream.wshm.out" &&
 else
 	not_ok "numactl --file F -w 0 --dump: weighted-interleave where upstream sets interleave"
 	paste "$RUN/upstream.wshm.out" "$RUN/fork.wshm.out" | comment
+fi
+
+# --show under weighted interleave on kernels with global weights per
+# initiator: beside its nodeN files, /sys/kernel/mm/mempolicy/
+# weighted_interleave has a per_initiator switch and a directory
+# initiatorC for each node C with CPUs, holding nodeN for each node with
+# memory.  The fork prints the switch and the rows after interleavenode;
+# where the directory has no per_initiator (upstream Linux), nothing
+# more.  A tree of that shape, for a machine of two sockets (nodes 0 and
+# 1) with a CPU-less memory node each (2 and 3), takes the directory's
+# place in a mount namespace of numactl's own.  numactl runs on the
+# first CPU the test may use, whose node's row it marks.
+WI=/sys/kernel/mm/mempolicy/weighted_interleave
+NS=(-m)
+[ "$(id -u)" = 0 ] || NS=(-r -m)
+# fake_wi DIR [PER_INITIATOR]: the tree, with the switch and the rows if
+# PER_INITIATOR is given.
+fake_wi() {
+	local d=$1 n
+	rm -rf "$d"
+	mkdir -p "$d"
+	for n in 0 1 2 3; do echo 2 >"$d/node$n"; done
+	echo true >"$d/auto"
+	[ $# -gt 1 ] || return 0
+	echo "$2" >"$d/per_initiator"
+	mkdir "$d/initiator0" "$d/initiator1"
+	for n in 0 1 2 3; do
+		echo $((n == 0 ? 6 : n == 2 ? 3 : 1)) >"$d/initiator0/node$n"
+		echo $((n == 1 ? 6 : n == 3 ? 3 : 1)) >"$d/initiator1/node$n"
+	done
+}
+# run_wi DIR TREE NAME ARGS...: run, with DIR in place of $WI.
+run_wi() {
+	local d=$1 t=$2 name=$3
+	shift 3
+	# shellcheck disable=SC2016 # the inner sh expands them
+	(cd "$RUN" && PATH=$W/$t/.libs:$PATH LD_LIBRARY_PATH=$W/$t/.libs \
+		unshare "${NS[@]}" sh -c 'mount --bind "$1" "$2" && shift 2 && exec numactl "$@"' \
+		sh "$d" "$WI" "$@" >"$RUN/$t.$name.out" 2>"$RUN/$t.$name.err" </dev/null
+	 echo $? >"$RUN/$t.$name.rc")
+}
+# rows_after NAME ROWS: the fork's expected output, ROWS added after
+# upstream's output turned into the fork's (wshow_want).
+rows_after() {
+	wshow_want "$1" | awk -v rows="$2" '{ print } /^interleavenode:/ { print rows }'
+}
+cpu=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*\([0-9]*\).*/\1/p' /proc/self/status)
+here=$(cd /sys/devices/system/cpu/cpu"$cpu" 2>/dev/null &&
+	for n in node[0-9]*; do [ -e "$n" ] && echo "${n#node}"; done)
+mark() { [ "$1" = "$here" ] && echo ' (current node)'; }
+fake_wi "$RUN/wi-none"
+if [ ! -d "$WI" ]; then
+	why="this kernel has no weighted interleave"
+elif ! why=$(unshare "${NS[@]}" mount --bind "$RUN/wi-none" "$WI" 2>&1); then
+	why="no mount namespace here: ${why:-unshare failed}"
+else
+	why=
+fi
+for pi in none true false; do
+	case $pi in
+	none)
+		fake_wi "$RUN/wi-$pi"
+		desc="numactl -w 0 numactl --show, no per_initiator: nothing added"
+		rows= ;;
+	*)
+		fake_wi "$RUN/wi-$pi" "$pi"
+		desc="numactl -w 0 numactl --show, per_initiator $pi: the switch and each initiator's row"
+		rows="perinitiator: $pi
+initiator0: 0:6 1:1 2:3 3:1$(mark 0)
+initiator1: 0:1 1:6 2:1 3:3$(mark 1)" ;;
+	esac
+	if [ -n "$why" ]; then
+		ok "$desc # SKIP $why"
+		continue
+	fi
+	run_wi "$RUN/wi-$pi" upstream "wi-$pi" -w 0 -C "$cpu" numactl --show
+	run_wi "$RUN/wi-$pi" fork "wi-$pi" -w 0 -C "$cpu" numactl --show
+	if [ -n "$rows" ]; then
+		want=$(rows_after "wi-$pi" "$rows")
+	else
+		want=$(wshow_want "wi-$pi")
+	fi
+	if [ "$want" = "$(cat "$RUN/fork.wi-$pi.out")" ] &&
+		[ "$(cat "$RUN/fork.wi-$pi.rc")" = 0 ] &&
+		grep -q '^interleavenode:' "$RUN/fork.wi-$pi.out"; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		diff -u --label want --label fork <(echo "$want") "$RUN/fork.wi-$pi.out" | comment
+		comment <"$RUN/fork.wi-$pi.err"
+	fi
+done
+# Under the other policies the rows do not apply: upstream's output.
+desc="numactl -i 0 numactl --show, per_initiator true: as upstream"
+if [ -n "$why" ]; then
+	ok "$desc # SKIP $why"
+else
+	run_wi "$RUN/wi-true" upstream wi-il -i 0 -C "$cpu" numactl --show
+	run_wi "$RUN/wi-true" fork wi-il -i 0 -C "$cpu" numactl --show
+	if same wi-il && [ "$(cat "$RUN/fork.wi-il.rc")" = 0 ]; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		diff -u --label upstream --label fork "$RUN/upstream.wi-il.out" \
+			"$RUN/fork.wi-il.out" | comment
+	fi
 fi
 
 # --- the messages Documentation/numactl.md quotes ----------------------------

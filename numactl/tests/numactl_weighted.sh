@@ -119,6 +119,38 @@ else
 	not_ok "--show under -w"
 	diag <<<"$out"
 fi
+# Kernels with weights per initiator: after interleavenode, what
+# per_initiator reads and each initiator's row as sysfs has them, in node
+# order; numactl runs on CPU 0, whose node's row it marks.
+d="--show under -w: per_initiator and each initiator's row, as sysfs has them"
+if [ -f "$SYSFS/per_initiator" ]; then
+	here=$(for l in /sys/devices/system/cpu/cpu0/node[0-9]*; do echo "${l##*node}"; done)
+	want="perinitiator: $(cat "$SYSFS/per_initiator")"
+	rows=0
+	inits=()
+	for f in "$SYSFS"/initiator[0-9]*; do [ -d "$f" ] && inits[${f##*initiator}]=1; done
+	for c in "${!inits[@]}"; do	# an indexed array's keys come in order
+		row="initiator$c:"
+		nodes=()
+		for f in "$SYSFS/initiator$c"/node[0-9]*; do [ -f "$f" ] && nodes[${f##*node}]=1; done
+		for m in "${!nodes[@]}"; do row+=" $m:$(cat "$SYSFS/initiator$c/node$m")"; done
+		[ "$c" = "$here" ] && row+=" (current node)"
+		want+=$'\n'"$row"
+		rows=$((rows + 1))
+	done
+	out=$(numactl -w "$SET" -C 0 numactl --show)
+	got=$(sed -n '/^interleavenode:/,/^physcpubind:/p' <<<"$out" | sed '1d;$d')
+	if [ "$rows" -gt 0 ] && [ "$got" = "$want" ]; then
+		ok "$d"
+	else
+		not_ok "$d"
+		echo "# want:"
+		diag <<<"$want"
+	fi
+	diag <<<"$out"
+else
+	ok "$d # SKIP no per_initiator"
+fi
 # Upstream's abbreviations of --weighted-interleave, which --weights
 # shares its first letters with.
 for o in --w --we --weight; do
