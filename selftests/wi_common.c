@@ -436,9 +436,114 @@ bool wi_sysfs_present(void)
 	return !stat(WI_SYSFS_DIR, &st) && S_ISDIR(st.st_mode);
 }
 
+void wi_row_path(int initiator, int node, char *buf, size_t len)
+{
+	if (initiator < 0)
+		snprintf(buf, len, WI_SYSFS_DIR "/node%d", node);
+	else
+		snprintf(buf, len, WI_SYSFS_DIR "/initiator%d/node%d",
+			 initiator, node);
+}
+
 void wi_weight_path(int node, char *buf, size_t len)
 {
-	snprintf(buf, len, WI_SYSFS_DIR "/node%d", node);
+	wi_row_path(-1, node, buf, len);
+}
+
+int wi_read_row(int initiator, int node)
+{
+	char path[128];
+
+	wi_row_path(initiator, node, path, sizeof(path));
+	return (int)wi_read_long(path);
+}
+
+int wi_set_row(int initiator, int node, unsigned int weight)
+{
+	char path[128], buf[16];
+
+	wi_row_path(initiator, node, path, sizeof(path));
+	snprintf(buf, sizeof(buf), "%u", weight);
+	return wi_write_file(path, buf);
+}
+
+/* A true/false switch of the sysfs directory: 1, 0, or -1 if absent. */
+static int read_switch(const char *name)
+{
+	char path[128], buf[16];
+
+	snprintf(path, sizeof(path), WI_SYSFS_DIR "/%s", name);
+	if (wi_read_file(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	return !strcmp(buf, "true\n");
+}
+
+int wi_per_initiator(void)
+{
+	return read_switch("per_initiator");
+}
+
+int wi_set_per_initiator(bool on)
+{
+	return wi_write_file(WI_SYSFS_DIR "/per_initiator",
+			     on ? "true" : "false");
+}
+
+static bool is_initiator_dir(const char *name)
+{
+	const char *p;
+
+	if (strncmp(name, "initiator", 9) || !name[9])
+		return false;
+	for (p = name + 9; *p; p++)
+		if (!isdigit((unsigned char)*p))
+			return false;
+	return true;
+}
+
+void *wi_memfd_weighted(size_t len, const int *nodes, int nr, int *fd,
+			unsigned long *ino)
+{
+	struct wi_mask mask;
+	struct stat st;
+	void *map;
+
+	*fd = memfd_create("wi_memfd", 0);
+	if (*fd < 0)
+		return NULL;
+	if (ftruncate(*fd, len) || fstat(*fd, &st))
+		goto fail;
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+	if (map == MAP_FAILED)
+		goto fail;
+	wi_mask_from_nodes(&mask, nodes, nr);
+	if (wi_mbind(map, len, MPOL_WEIGHTED_INTERLEAVE, &mask, 0)) {
+		munmap(map, len);
+		goto fail;
+	}
+	*ino = st.st_ino;
+	return map;
+fail:
+	close(*fd);
+	*fd = -1;
+	return NULL;
+}
+
+int wi_row_initiators(int *nodes, int max)
+{
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	d = opendir(WI_SYSFS_DIR);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)) && n < max)
+		if (is_initiator_dir(de->d_name))
+			nodes[n++] = atoi(de->d_name + 9);
+	closedir(d);
+	qsort(nodes, n, sizeof(*nodes), cmp_int);
+	return n;
 }
 
 int wi_read_weight(int node)
@@ -498,15 +603,11 @@ static struct {
 
 int wi_auto_mode(void)
 {
-	char buf[16];
-
-	if (wi_read_file(WI_SYSFS_DIR "/auto", buf, sizeof(buf)) <= 0)
-		return -1;
-	return !strcmp(buf, "true\n");
+	return read_switch("auto");
 }
 
 /* min(read, write) bandwidth from CPUs (access class 1), 0 if unknown */
-static long node_bandwidth(int node)
+long wi_node_bandwidth(int node)
 {
 	char path[128];
 	long r, w;
@@ -535,32 +636,45 @@ static unsigned int gcd_u(unsigned int a, unsigned int b)
 	return a;
 }
 
-int wi_auto_weights(unsigned int *w)
+void wi_weights_from_bw(const long *bw, unsigned int *w)
 {
 	int mem[WI_MAX_NODES], n, i;
-	long bw[WI_MAX_NODES], total = 0;
 	unsigned int div = 0;
+	long total = 0;
 
 	for (i = 0; i < WI_MAX_NODES; i++)
 		w[i] = 1;
 	n = wi_memory_nodes(mem, WI_MAX_NODES);
-	if (n <= 0)
-		return -1;
-	for (i = 0; i < n; i++) {
-		bw[i] = node_bandwidth(mem[i]);
-		total += bw[i];
-	}
-	if (!total)
-		return -1;
-	for (i = 0; i < n; i++) {
-		long x = bw[i] * WI_AUTO_SCALE / total;
+	for (i = 0; i < n; i++)
+		total += bw[mem[i]];
+	for (i = 0; i < n && total; i++) {
+		long x = bw[mem[i]] * WI_AUTO_SCALE / total;
 
-		if (bw[i])
+		if (bw[mem[i]])
 			w[mem[i]] = x < 1 ? 1 : x;
 		div = gcd_u(div, w[mem[i]]);
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n && div; i++)
 		w[mem[i]] /= div;
+}
+
+int wi_auto_weights(unsigned int *w)
+{
+	static long bw[WI_MAX_NODES];
+	int mem[WI_MAX_NODES], n, i;
+	long total = 0;
+
+	memset(bw, 0, sizeof(bw));
+	n = wi_memory_nodes(mem, WI_MAX_NODES);
+	if (n <= 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		bw[mem[i]] = wi_node_bandwidth(mem[i]);
+		total += bw[mem[i]];
+	}
+	if (!total)
+		return -1;
+	wi_weights_from_bw(bw, w);
 	return 0;
 }
 
@@ -604,8 +718,8 @@ void wi_state_save(void)
 
 int wi_state_restore(void)
 {
+	int ini[WI_MAX_NODES], mem[WI_MAX_NODES], n, m, i, j, err = 0;
 	struct dirent *de;
-	int i, err = 0;
 	DIR *d;
 
 	d = opendir(WI_SYSFS_DIR);
@@ -621,6 +735,13 @@ int wi_state_restore(void)
 			err = -EIO;
 	}
 	closedir(d);
+	/* every row entry back to following the default row */
+	n = wi_row_initiators(ini, WI_MAX_NODES);
+	m = wi_memory_nodes(mem, WI_MAX_NODES);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < m; j++)
+			if (wi_set_row(ini[i], mem[j], 0))
+				err = -EIO;
 	for (i = 0; i < wi_saved.nr; i++) {
 		char path[PATH_MAX];
 

@@ -107,6 +107,13 @@ int wi_pid_page_nodes(pid_t pid, const void *base, size_t npages,
 void wi_fault_pages(void *base, size_t npages, size_t stride);
 /* Read one byte of each page. */
 void wi_read_pages(const void *base, size_t npages, size_t stride);
+/*
+ * A memfd of len bytes mapped shared under a weighted interleave policy
+ * over nodes[]: the mapping, its fd in *fd and its inode number, where
+ * shmem's interleave index starts, in *ino; NULL on failure.
+ */
+void *wi_memfd_weighted(size_t len, const int *nodes, int nr, int *fd,
+			unsigned long *ino);
 /* Private anonymous mapping with THP disabled for it; NULL on failure. */
 void *wi_mmap_anon(size_t len);
 /*
@@ -149,6 +156,20 @@ bool wi_node_has_normal_memory(int node);
 #define WI_SYSFS_DIR "/sys/kernel/mm/mempolicy/weighted_interleave"
 bool wi_sysfs_present(void);
 void wi_weight_path(int node, char *buf, size_t len);
+/*
+ * The rows per initiator: initiatorC/nodeN, C a node with CPUs; initiator
+ * -1 is the default row, the nodeN files.  Writing 0 puts an entry back
+ * to following the default row.
+ */
+void wi_row_path(int initiator, int node, char *buf, size_t len);
+int wi_read_row(int initiator, int node);
+/* 0 or -errno */
+int wi_set_row(int initiator, int node, unsigned int weight);
+/* The "per_initiator" switch: 1 true, 0 false, -1 no such file. */
+int wi_per_initiator(void);
+int wi_set_per_initiator(bool on);
+/* The initiators that have a row directory, ascending; or -errno. */
+int wi_row_initiators(int *nodes, int max);
 int wi_read_weight(int node);
 /* One write(2) of len bytes; returns bytes written or -errno. */
 long wi_write_weight_raw(int node, const void *buf, size_t len);
@@ -166,11 +187,21 @@ int wi_auto_mode(void);
 #define WI_AUTO_SCALE	32
 int wi_auto_weights(unsigned int *w);
 /*
+ * The same derivation from bandwidths bw[] indexed by node id (0:
+ * unknown), into w[] (WI_MAX_NODES entries).
+ */
+void wi_weights_from_bw(const long *bw, unsigned int *w);
+/* min(read, write) bandwidth from the nearest CPUs (access1), 0: unknown */
+long wi_node_bandwidth(int node);
+/*
  * Remember the state of the non-node files of the sysfs directory (the
  * "auto" switch) so that it can be put back.
  */
 void wi_state_save(void);
-/* Write 1 to every nodeN file, then restore what wi_state_save() saw. */
+/*
+ * Write 1 to every nodeN file and 0 to every row entry, then restore what
+ * wi_state_save() saw.
+ */
 int wi_state_restore(void);
 /* Restore weights at exit of the process that calls this (safety net). */
 void wi_restore_at_exit(void);

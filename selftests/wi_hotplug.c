@@ -11,6 +11,8 @@
  *    policy, with the global weights and with the process's own;
  *  - offlining the memory removes the file, onlining it again brings the
  *    file back with the weight written before;
+ *  - the same for the node's entry in every row per initiator
+ *    (initiatorC/nodeN), where the kernel has them;
  *  - the DIMM is offlined and ejected (QEMU device_del) at the end.
  *
  * Runs in the "hotplug-cpu" and "hotplug-cxl" test machines
@@ -163,40 +165,6 @@ static bool weight_file(int node)
 	return !stat(path, &st);
 }
 
-/*
- * Fault WI_LAYOUT_PAGES pages under weighted interleave over nodes[] as the
- * task policy and count those not where the weights w[] put them: anonymous
- * faults under the task policy are placed by address too.
- */
-static int task_misplaced(const int *nodes, const unsigned int *w, int nr)
-{
-	const size_t len = WI_LAYOUT_PAGES * WI_PAGE_SIZE;
-	int where[WI_LAYOUT_PAGES], i, bad = -1;
-	struct wi_mask mask;
-	char *p;
-
-	p = wi_mmap_anon(len);
-	if (!p)
-		return -1;
-	wi_mask_from_nodes(&mask, nodes, nr);
-	if (wi_set_mempolicy(MPOL_WEIGHTED_INTERLEAVE, &mask))
-		goto out;
-	wi_fault_pages(p, WI_LAYOUT_PAGES, WI_PAGE_SIZE);
-	wi_set_mempolicy(MPOL_DEFAULT, NULL);
-	if (wi_page_nodes(p, WI_LAYOUT_PAGES, WI_PAGE_SIZE, where))
-		goto out;
-	bad = 0;
-	for (i = 0; i < WI_LAYOUT_PAGES; i++) {
-		unsigned long ilx = ((uintptr_t)p >> WI_PAGE_SHIFT) + i;
-
-		if (where[i] != wi_weighted_node(nodes, w, nr, ilx))
-			bad++;
-	}
-out:
-	munmap(p, len);
-	return bad;
-}
-
 FIXTURE(hotplug) {
 	bool setup_skipped;
 	int tty;
@@ -238,6 +206,31 @@ FIXTURE_TEARDOWN(hotplug)
 	EXPECT_EQ(0, wi_state_restore());
 	if (self->tty >= 0)
 		close(self->tty);
+}
+
+/*
+ * The rows per initiator that have an entry for @node, and those that have
+ * none (both 0 on a kernel without rows).
+ */
+static int rows_with(int node, bool with)
+{
+	int ini[WI_MAX_NODES], n, i, count = 0;
+	char path[128];
+
+	n = wi_row_initiators(ini, WI_MAX_NODES);
+	for (i = 0; i < n; i++) {
+		wi_row_path(ini[i], node, path, sizeof(path));
+		count += (access(path, F_OK) == 0) == with;
+	}
+	return count;
+}
+
+/* The first initiator with a row. */
+static int rows_first(void)
+{
+	int ini[WI_MAX_NODES];
+
+	return wi_row_initiators(ini, WI_MAX_NODES) > 0 ? ini[0] : -1;
 }
 
 /* A possible node without memory, with a CPU or without; -1 if none. */
@@ -299,12 +292,18 @@ static void hot_add_node(struct __test_metadata *_metadata,
 	ASSERT_TRUE(has_memory(node));
 	ASSERT_TRUE(weight_file(node));
 	expect_auto_weights(_metadata);
+	/* every row per initiator gets an entry for it */
+	EXPECT_EQ(0, rows_with(node, false));
+	if (wi_per_initiator() >= 0) {
+		EXPECT_LT(0, rows_with(node, true));
+		ASSERT_EQ(0, wi_set_row(rows_first(), node, 7));
+	}
 
 	/* It takes a weight, and pages follow the global weights... */
 	ASSERT_EQ(0, wi_set_weights(nodes, global, 2));
 	EXPECT_EQ(0, wi_auto_mode());
 	EXPECT_EQ(0, wi_vma_misplaced(nodes, global, 2));
-	EXPECT_EQ(0, task_misplaced(nodes, global, 2));
+	EXPECT_EQ(0, wi_task_misplaced(nodes, global, 2));
 
 	/* ... and the process's own weights for the new node. */
 	if (wi_task_weights_supported() == 1) {
@@ -312,7 +311,7 @@ static void hot_add_node(struct __test_metadata *_metadata,
 		ASSERT_EQ(0, wi_set_task_weights(PIDFD_SELF_THREAD_GROUP, vec,
 						 node + 1, 0));
 		EXPECT_EQ(0, wi_vma_misplaced(nodes, own, 2));
-		EXPECT_EQ(0, task_misplaced(nodes, own, 2));
+		EXPECT_EQ(0, wi_task_misplaced(nodes, own, 2));
 		ASSERT_EQ(0, wi_set_task_weights(PIDFD_SELF_THREAD_GROUP,
 						 NULL, 0, 0));
 	}
@@ -321,9 +320,13 @@ static void hot_add_node(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, set_blocks(node, "offline"));
 	EXPECT_FALSE(has_memory(node));
 	EXPECT_FALSE(weight_file(node));
+	EXPECT_EQ(0, rows_with(node, true));
 	ASSERT_EQ(0, set_blocks(node, "online_movable"));
 	EXPECT_TRUE(weight_file(node));
 	EXPECT_EQ(3, wi_read_weight(node));
+	EXPECT_EQ(0, rows_with(node, false));
+	if (wi_per_initiator() >= 0)
+		EXPECT_EQ(7, wi_read_row(rows_first(), node));
 
 	/*
 	 * Auto mode again.  The DIMM leaves: offline, then ejected.  A node

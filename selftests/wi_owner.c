@@ -361,21 +361,13 @@ TEST_F(owner, shared_memfd_one_layout)
 {
 	unsigned int global[] = { 2, 1 }, a[] = { 3, 1 }, b[] = { 1, 5 };
 	int where[WI_LAYOUT_PAGES], fd, ret;
-	struct wi_mask mask;
-	struct stat st;
+	unsigned long ino;
 	char *map;
 
 	WI_TEST_START();
 	WI_SET_WEIGHTS(self->nodes, global, self->nr);
-	fd = memfd_create("wi_owner", 0);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ftruncate(fd, REGION_LEN));
-	ASSERT_EQ(0, fstat(fd, &st));
-	map = mmap(NULL, REGION_LEN, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	ASSERT_NE(MAP_FAILED, map);
-	wi_mask_from_nodes(&mask, self->nodes, self->nr);
-	ASSERT_EQ(0, wi_mbind(map, REGION_LEN, MPOL_WEIGHTED_INTERLEAVE,
-			      &mask, 0));
+	map = wi_memfd_weighted(REGION_LEN, self->nodes, self->nr, &fd, &ino);
+	ASSERT_NE(NULL, map) TH_LOG("memfd: %s", strerror(errno));
 
 	EXPECT_EQ(0, fault_every_other(map, 0, self->nodes,
 				       self->own_weights ? a : NULL, self->nr));
@@ -387,7 +379,7 @@ TEST_F(owner, shared_memfd_one_layout)
 	ret = wi_page_nodes(map, WI_LAYOUT_PAGES, WI_PAGE_SIZE, where);
 	ASSERT_EQ(0, ret) TH_LOG("move_pages: %s", strerror(-ret));
 	wi_check_weighted(_metadata, where, WI_LAYOUT_PAGES,
-			  (unsigned long)st.st_ino, self->nodes, global,
+			  ino, self->nodes, global,
 			  self->nr);
 	munmap(map, REGION_LEN);
 	close(fd);

@@ -105,4 +105,39 @@ out:
 	return bad;
 }
 
+/*
+ * Fault WI_LAYOUT_PAGES pages under weighted interleave over nodes[] as the
+ * task policy and count those not where the weights w[] put them: anonymous
+ * faults under the task policy are placed by address too.
+ */
+static inline int wi_task_misplaced(const int *nodes, const unsigned int *w,
+				    int nr)
+{
+	const size_t len = WI_LAYOUT_PAGES * WI_PAGE_SIZE;
+	int where[WI_LAYOUT_PAGES], i, bad = -1;
+	struct wi_mask mask;
+	char *p;
+
+	p = wi_mmap_anon(len);
+	if (!p)
+		return -1;
+	wi_mask_from_nodes(&mask, nodes, nr);
+	if (wi_set_mempolicy(MPOL_WEIGHTED_INTERLEAVE, &mask))
+		goto out;
+	wi_fault_pages(p, WI_LAYOUT_PAGES, WI_PAGE_SIZE);
+	wi_set_mempolicy(MPOL_DEFAULT, NULL);
+	if (wi_page_nodes(p, WI_LAYOUT_PAGES, WI_PAGE_SIZE, where))
+		goto out;
+	bad = 0;
+	for (i = 0; i < WI_LAYOUT_PAGES; i++) {
+		unsigned long ilx = ((uintptr_t)p >> WI_PAGE_SHIFT) + i;
+
+		if (where[i] != wi_weighted_node(nodes, w, nr, ilx))
+			bad++;
+	}
+out:
+	munmap(p, len);
+	return bad;
+}
+
 #endif /* WI_WEIGHTS_H */
