@@ -7,8 +7,10 @@
  *
  * Faults a region page by page under each policy, rounds interleaved so
  * that drift hits every variant alike, and reports the median time per
- * page and the ratios weighted / plain interleave and per-process / global
- * weights.  Then the vmalloc() of a large file descriptor table (the bulk
+ * page and the ratios weighted / plain interleave, per-process / global
+ * weights and, where the kernel has rows of weights per initiator, with
+ * per_initiator true / false (every row holding the global weights, so that
+ * only the lookup differs).  Then the vmalloc() of a large file descriptor table (the bulk
  * page allocator) under weighted and plain interleave, and
  * set_mempolicy(2) against set_mempolicy_weights(2) on the caller and on
  * another process.
@@ -38,6 +40,7 @@ struct variant {
 	int mode;
 	enum scope scope;
 	bool own_weights;	/* per-process weights instead of global */
+	bool rows;		/* per_initiator true */
 	double ns[MAX_ROUNDS];
 	double median;
 };
@@ -93,6 +96,8 @@ static double fault_ns(struct bench *b, const struct variant *v)
 	    wi_set_task_weights(PIDFD_SELF_THREAD_GROUP, b->vec,
 				b->nr_node_ids, 0))
 		die("set_mempolicy_weights");
+	if (v->rows && wi_set_per_initiator(true))
+		die("per_initiator");
 	p = wi_mmap_anon(len);
 	if (!p)
 		die("mmap");
@@ -111,6 +116,8 @@ static double fault_ns(struct bench *b, const struct variant *v)
 	munmap(p, len);
 	if (v->own_weights)
 		wi_set_task_weights(PIDFD_SELF_THREAD_GROUP, NULL, 0, 0);
+	if (v->rows)
+		wi_set_per_initiator(false);
 	return (t1 - t0) / b->npages;
 }
 
@@ -291,23 +298,31 @@ static void bench_syscalls(struct bench *b, long calls)
 int main(int argc, char **argv)
 {
 	static const unsigned int weights[] = { 5, 3, 1, 1 };
-#define VARIANT(n, m, s, o) { .name = n, .mode = m, .scope = s, .own_weights = o }
+#define VARIANT(n, m, s, o, w) { .name = n, .mode = m, .scope = s, \
+				.own_weights = o, .rows = w }
 	struct variant v[] = {
-		VARIANT("default (local)", MPOL_DEFAULT, TASK, false),
-		VARIANT("interleave, task", MPOL_INTERLEAVE, TASK, false),
-		VARIANT("weighted, task", MPOL_WEIGHTED_INTERLEAVE, TASK, false),
+		VARIANT("default (local)", MPOL_DEFAULT, TASK, false, false),
+		VARIANT("interleave, task", MPOL_INTERLEAVE, TASK, false, false),
+		VARIANT("weighted, task", MPOL_WEIGHTED_INTERLEAVE, TASK, false,
+			false),
 		VARIANT("weighted, task, own weights", MPOL_WEIGHTED_INTERLEAVE,
-			TASK, true),
-		VARIANT("interleave, vma", MPOL_INTERLEAVE, VMA, false),
-		VARIANT("weighted, vma", MPOL_WEIGHTED_INTERLEAVE, VMA, false),
+			TASK, true, false),
+		VARIANT("weighted, task, rows per initiator",
+			MPOL_WEIGHTED_INTERLEAVE, TASK, false, true),
+		VARIANT("interleave, vma", MPOL_INTERLEAVE, VMA, false, false),
+		VARIANT("weighted, vma", MPOL_WEIGHTED_INTERLEAVE, VMA, false,
+			false),
 		VARIANT("weighted, vma, own weights", MPOL_WEIGHTED_INTERLEAVE,
-			VMA, true),
+			VMA, true, false),
+		VARIANT("weighted, vma, rows per initiator",
+			MPOL_WEIGHTED_INTERLEAVE, VMA, false, true),
 	};
-	int nv = sizeof(v) / sizeof(v[0]), rounds = 7, r, i, opt;
+	int nv = sizeof(v) / sizeof(v[0]), rounds = 7, r, i, k, opt;
+	int ini[WI_MAX_NODES], nini;
 	unsigned int w[WI_MAX_NODES];
 	long mib = 128, calls = 20000;
 	double vmalloc_ratio;
-	bool own;
+	bool own, rows;
 	struct bench b;
 	char buf[256];
 
@@ -349,19 +364,27 @@ int main(int argc, char **argv)
 		b.nr_node_ids = wi_get_task_weights(PIDFD_SELF_THREAD_GROUP,
 						    NULL, 0, 0);
 		wi_weights_vec(b.vec, sizeof(b.vec), b.nodes, w, b.nr);
-	} else {
-		/* Keep only the variants that use the global weights. */
-		for (i = r = 0; i < nv; i++)
-			if (!v[i].own_weights)
-				v[r++] = v[i];
-		nv = r;
 	}
+	rows = wi_per_initiator() >= 0;
+	/* Keep only the variants this kernel has. */
+	for (i = r = 0; i < nv; i++)
+		if ((own || !v[i].own_weights) && (rows || !v[i].rows))
+			v[r++] = v[i];
+	nv = r;
 
 	wi_state_save();
 	wi_restore_at_exit();
-	/* Same weights globally and per process: only the lookup differs. */
+	/*
+	 * Same weights globally, per process and in every row: only the
+	 * lookup differs.
+	 */
 	if (wi_set_weights(b.nodes, w, b.nr))
 		die("writing the global weights");
+	nini = rows ? wi_row_initiators(ini, WI_MAX_NODES) : 0;
+	for (k = 0; k < nini; k++)
+		for (i = 0; i < b.nr; i++)
+			if (wi_set_row(ini[k], b.nodes[i], w[i]))
+				die("writing a row per initiator");
 
 	printf("wi_bench: %ld MiB faulted page by page, %d rounds, nodes %s, weights",
 	       mib, rounds, wi_nodes_str(b.nodes, b.nr, buf, sizeof(buf)));
@@ -392,6 +415,14 @@ int main(int argc, char **argv)
 	      "own / global weights, task policy");
 	ratio(v, nv, "weighted, vma, own weights", "weighted, vma",
 	      "own / global weights, VMA policy");
+	ratio(v, nv, "weighted, task, rows per initiator", "weighted, task",
+	      "rows on / off, task policy");
+	ratio(v, nv, "weighted, vma, rows per initiator", "weighted, vma",
+	      "rows on / off, VMA policy");
+	ratio(v, nv, "weighted, task, rows per initiator", "interleave, task",
+	      "rows on / interleave, task policy");
+	ratio(v, nv, "weighted, vma, rows per initiator", "interleave, vma",
+	      "rows on / interleave, VMA policy");
 	if (vmalloc_ratio > 0)
 		printf("  %-48s %.3f\n", "weighted / interleave, vmalloc",
 		       vmalloc_ratio);

@@ -4,11 +4,14 @@
  *
  * Sets global weights in sysfs, faults a region under MPOL_INTERLEAVE and
  * under MPOL_WEIGHTED_INTERLEAVE, and prints where its pages went; then
- * does the same with per-process weights if the kernel has them.  The
- * global weights are put back at exit.
+ * does the same with per-process weights if the kernel has them, and with
+ * rows of weights per initiator, from a CPU of one node and then, the same
+ * task moved, from a CPU of another.  The global weights are put back at
+ * exit.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +73,65 @@ static void show(const char *title, int mode, const int *nodes,
 	free(where);
 }
 
+/* Run on a CPU of @node; 0 or -1. */
+static int run_on_node(int node)
+{
+	int cpu = wi_node_first_cpu(node);
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return -1;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/*
+ * Rows per initiator: one row leaning on the first node, written for the
+ * first node with CPUs, one leaning on the last for the last such node;
+ * the same task faults a region on a CPU of each.
+ */
+static int show_rows(const int *nodes, int nr)
+{
+	static const unsigned int lean[] = { 4, 1, 2, 1 };
+	unsigned int row[2][WI_MAX_NODES];
+	int ini[WI_MAX_NODES], n, i, k;
+	char title[160];
+
+	n = wi_row_initiators(ini, WI_MAX_NODES);
+	if (n < 2) {
+		printf("\nNo rows per initiator in this kernel (or fewer than two nodes with CPUs): not shown.\n");
+		return 0;
+	}
+	ini[1] = ini[n - 1];
+	for (i = 0; i < nr; i++) {
+		row[0][i] = i < 4 ? lean[i] : 1;
+		row[1][nr - 1 - i] = row[0][i];
+	}
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < nr; i++)
+			if (wi_set_row(ini[k], nodes[i], row[k][i]))
+				return -1;
+	if (wi_set_per_initiator(true))
+		return -1;
+	printf("\nRows per initiator written, per_initiator true:\n");
+	for (k = 0; k < 2; k++) {
+		printf("  initiator%d:", ini[k]);
+		for (i = 0; i < nr; i++)
+			printf(" node%d=%d", nodes[i], wi_read_row(ini[k], nodes[i]));
+		printf("\n");
+	}
+	for (k = 0; k < 2; k++) {
+		if (run_on_node(ini[k]))
+			return -1;
+		snprintf(title, sizeof(title),
+			 "mbind(MPOL_WEIGHTED_INTERLEAVE), this task on a CPU of node %d: row %d",
+			 ini[k], ini[k]);
+		show(title, MPOL_WEIGHTED_INTERLEAVE, nodes, row[k], nr);
+	}
+	return 0;
+}
+
 int main(void)
 {
 	static const unsigned int weights[] = { 5, 3, 1, 1 };
@@ -128,8 +190,15 @@ int main(void)
 		}
 		show("mbind(MPOL_WEIGHTED_INTERLEAVE), this process's weights from set_mempolicy_weights(2)",
 		     MPOL_WEIGHTED_INTERLEAVE, nodes, o, nr);
+		/* the rows below are global weights: no weights of its own */
+		wi_set_task_weights(PIDFD_SELF_THREAD_GROUP, NULL, 0, 0);
 	} else {
 		printf("\nNo set_mempolicy_weights(2) in this kernel: per-process weights not shown.\n");
+	}
+	if (show_rows(nodes, nr)) {
+		fprintf(stderr, "wi_demo: rows per initiator: %s\n",
+			strerror(errno));
+		return 1;
 	}
 
 	if (wi_state_restore()) {
