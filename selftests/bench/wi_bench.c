@@ -295,6 +295,26 @@ static void bench_syscalls(struct bench *b, long calls)
 	       "get_mempolicy_weights(other, EFFECTIVE)", get, get / base);
 }
 
+/* The ratios reported: numerator, denominator, label. */
+static const char *const ratios[][3] = {
+	{ "weighted, task", "interleave, task",
+	  "weighted / interleave, task policy" },
+	{ "weighted, vma", "interleave, vma",
+	  "weighted / interleave, VMA policy" },
+	{ "weighted, task, own weights", "weighted, task",
+	  "own / global weights, task policy" },
+	{ "weighted, vma, own weights", "weighted, vma",
+	  "own / global weights, VMA policy" },
+	{ "weighted, task, rows per initiator", "weighted, task",
+	  "rows on / off, task policy" },
+	{ "weighted, vma, rows per initiator", "weighted, vma",
+	  "rows on / off, VMA policy" },
+	{ "weighted, task, rows per initiator", "interleave, task",
+	  "rows on / interleave, task policy" },
+	{ "weighted, vma, rows per initiator", "interleave, vma",
+	  "rows on / interleave, VMA policy" },
+};
+
 int main(int argc, char **argv)
 {
 	static const unsigned int weights[] = { 5, 3, 1, 1 };
@@ -407,22 +427,8 @@ int main(int argc, char **argv)
 	vmalloc_ratio = bench_vmalloc(&b, rounds);
 
 	printf("\nRatios:\n");
-	ratio(v, nv, "weighted, task", "interleave, task",
-	      "weighted / interleave, task policy");
-	ratio(v, nv, "weighted, vma", "interleave, vma",
-	      "weighted / interleave, VMA policy");
-	ratio(v, nv, "weighted, task, own weights", "weighted, task",
-	      "own / global weights, task policy");
-	ratio(v, nv, "weighted, vma, own weights", "weighted, vma",
-	      "own / global weights, VMA policy");
-	ratio(v, nv, "weighted, task, rows per initiator", "weighted, task",
-	      "rows on / off, task policy");
-	ratio(v, nv, "weighted, vma, rows per initiator", "weighted, vma",
-	      "rows on / off, VMA policy");
-	ratio(v, nv, "weighted, task, rows per initiator", "interleave, task",
-	      "rows on / interleave, task policy");
-	ratio(v, nv, "weighted, vma, rows per initiator", "interleave, vma",
-	      "rows on / interleave, VMA policy");
+	for (i = 0; i < (int)(sizeof(ratios) / sizeof(ratios[0])); i++)
+		ratio(v, nv, ratios[i][0], ratios[i][1], ratios[i][2]);
 	if (vmalloc_ratio > 0)
 		printf("  %-48s %.3f\n", "weighted / interleave, vmalloc",
 		       vmalloc_ratio);
