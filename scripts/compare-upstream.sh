@@ -63,7 +63,8 @@ fi
 # reason", series "*" for every upstream kernel.  Per-process weights
 # (set_mempolicy_weights(2)) do not exist upstream: there, the tests that
 # need them skip, and the probe finds ENOSYS.  numactl's tests of
-# --weights expect its error there instead.
+# --weights expect its error there instead.  Nor do the rows of weights per
+# initiator (per_initiator): their tests skip there.
 ALLOWED_DIFFERENCES='
 * wi_weights:weights.* per-process weights are not in upstream Linux
 * wi_weights32:weights.* per-process weights are not in upstream Linux
@@ -74,6 +75,8 @@ ALLOWED_DIFFERENCES='
 * wi_owner:owner.ptrace_pokedata per-process weights are not in upstream Linux
 * wi_owner:owner.writer_task_policy_* per-process weights are not in upstream Linux
 * bwapd:tuner:* bwapd tunes a process through its per-process weights, which are not in upstream Linux
+* wi_rows:rows.* the rows of weights per initiator are not in upstream Linux
+* numactl_weighted:*per_initiator* the rows of weights per initiator are not in upstream Linux
 7.3 wi_bulk:bulk.vmalloc_follows_weights the vmalloc of upstream takes high-order pages first (a 2048-page table comes as two order-10 blocks, each from one node), so it is not interleaved page by page through the bulk allocator
 6.12 wi_vma:wi_vma.interleave_hit upstream counts weighted interleave in NUMA_INTERLEAVE_HIT only from 6.13
 6.12 wi_sysfs:wi_sysfs.auto_switch upstream has the auto switch only from 6.16
