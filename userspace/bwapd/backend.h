@@ -54,10 +54,21 @@ struct bwapd_backend_ops {
 	int (*bench_flows)(struct bwapd_backend *b, const struct bwm_flow *f,
 			   int nf, double seconds, struct bwm_flow_result *r);
 
-	/* Actuators: the global weights (0 where a node has no file). */
-	int (*weights_get)(struct bwapd_backend *b, uint8_t *w, int nr);
-	int (*weight_set)(struct bwapd_backend *b, int node, uint8_t w);
-
+	/*
+	 * Actuators: the kernel's weights, a row at a time: the default row
+	 * (BWAPD_DEFAULT_ROW), or CPU node row's, which the private
+	 * allocations of its CPUs follow while per_initiator is on.  get:
+	 * the weights in force, 0 where a node has none; -ENOENT for a row
+	 * the kernel does not have.  set: 1..255; 0 puts an entry of a CPU
+	 * node's row back to following the default row.
+	 */
+	int (*weights_get)(struct bwapd_backend *b, int row, uint8_t *w, int nr);
+	int (*weight_set)(struct bwapd_backend *b, int row, int node, uint8_t w);
+	/*
+	 * per_initiator: on < 0 reads it (1, 0, or -ENOENT: a kernel without
+	 * rows); 0 or 1 writes it (0 or -errno).
+	 */
+	int (*per_initiator)(struct bwapd_backend *b, int on);
 };
 
 struct bwapd_backend {

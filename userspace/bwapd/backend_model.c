@@ -5,7 +5,8 @@
  * what the kernel would show for the machine (SLIT from the latency
  * matrix, HMAT access class 0 from its best paths), the counters are the
  * model's controller counters, the benchmark is its profiling run, and
- * the weights go into the simulated workload's policy.
+ * the weights go into the simulated workload's policy: the default row
+ * for every page, the CPU nodes' rows for private ones (per_initiator).
  */
 #include <errno.h>
 #include <math.h>
@@ -22,7 +23,10 @@ struct model {
 	struct bwm_machine m;
 	struct bwm_sim sim;
 	struct bwapd_topology topo;
-	uint8_t weights[BWAPD_MAX_NODES];
+	uint8_t weights[BWAPD_MAX_NODES];	/* the default row */
+	/* the CPU nodes' rows; 0: the entry follows the default row */
+	uint8_t rows[BWAPD_MAX_NODES][BWAPD_MAX_NODES];
+	int per_initiator;
 	/* controller bytes of benchmark runs, added to the sim's */
 	double bench_read[BWAPD_MAX_NODES];
 	double bench_write[BWAPD_MAX_NODES];
@@ -219,25 +223,91 @@ static int model_bench_flows(struct bwapd_backend *b, const struct bwm_flow *f,
 	return bwm_sim_bench_flows(&priv(b)->sim, nf, f, r);
 }
 
-static int model_weights_get(struct bwapd_backend *b, uint8_t *w, int nr)
+/* A row the machine has: the default one, or a node with CPUs. */
+static int model_row(struct model *p, int row)
+{
+	return row == BWAPD_DEFAULT_ROW ||
+	       (row >= 0 && row < p->m.nr_nodes && p->m.node[row].cpus);
+}
+
+static void row_in_force(const struct model *p, int row, uint8_t *w)
+{
+	int i;
+
+	for (i = 0; i < p->m.nr_nodes; i++)
+		w[i] = row == BWAPD_DEFAULT_ROW || !p->rows[row][i] ?
+		       p->weights[i] : p->rows[row][i];
+}
+
+/*
+ * The simulated workload's pages as the kernel places them: shared ones
+ * by the default row; private ones by the row of their thread's node
+ * while per_initiator is on.
+ */
+static int model_place(struct model *p)
+{
+	struct bwm_placement pl;
+	uint8_t w[BWAPD_MAX_NODES];
+	int c, ret;
+
+	ret = bwm_placement_from_weights(&pl, p->m.nr_nodes, p->weights,
+					 p->sim.wl.workers, 0);
+	for (c = 0; !ret && p->per_initiator && c < p->m.nr_nodes; c++) {
+		if (!p->m.node[c].cpus)
+			continue;
+		row_in_force(p, c, w);
+		ret = bwm_weights_to_fractions(w, p->m.nr_nodes, pl.priv[c]);
+	}
+	return ret ? ret : bwm_sim_set_placement(&p->sim, &pl);
+}
+
+static int model_weights_get(struct bwapd_backend *b, int row, uint8_t *w,
+			     int nr)
 {
 	struct model *p = priv(b);
 
 	if (nr < p->m.nr_nodes)
 		return -EINVAL;
+	if (!model_row(p, row))
+		return -ENOENT;
 	memset(w, 0, (size_t)nr);
-	memcpy(w, p->weights, (size_t)p->m.nr_nodes);
+	row_in_force(p, row, w);
 	return 0;
 }
 
-static int model_weight_set(struct bwapd_backend *b, int node, uint8_t w)
+static int model_weight_set(struct bwapd_backend *b, int row, int node,
+			    uint8_t w)
 {
 	struct model *p = priv(b);
+	uint8_t *at, old;
+	int ret;
 
-	if (node < 0 || node >= p->m.nr_nodes || !w)
+	if (!model_row(p, row))
+		return -ENOENT;
+	if (node < 0 || node >= p->m.nr_nodes ||
+	    (!w && row == BWAPD_DEFAULT_ROW))
 		return -EINVAL;
-	p->weights[node] = w;
-	return bwm_sim_set_weights(&p->sim, p->weights, 0);
+	at = row == BWAPD_DEFAULT_ROW ? &p->weights[node] : &p->rows[row][node];
+	old = *at;
+	*at = w;
+	ret = model_place(p);
+	if (ret)
+		*at = old;
+	return ret;
+}
+
+static int model_per_initiator(struct bwapd_backend *b, int on)
+{
+	struct model *p = priv(b);
+	int old = p->per_initiator, ret;
+
+	if (on < 0)
+		return old;
+	p->per_initiator = !!on;
+	ret = model_place(p);
+	if (ret)
+		p->per_initiator = old;
+	return ret;
 }
 
 static const struct bwapd_backend_ops model_ops = {
@@ -253,6 +323,7 @@ static const struct bwapd_backend_ops model_ops = {
 	.bench_flows = model_bench_flows,
 	.weights_get = model_weights_get,
 	.weight_set = model_weight_set,
+	.per_initiator = model_per_initiator,
 };
 
 int bwapd_backend_model(struct bwapd_backend *b, const char *machine_json,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The real backend: sysfs topology, uncore memory controller counters,
- * the built-in bandwidth benchmark and the global weights in sysfs.
+ * the built-in bandwidth benchmark and the weights in sysfs.
  * Everything below 'root' so that tests can point it at a tree of their
  * own.
  */
@@ -13,6 +13,7 @@
 
 #include "backend.h"
 #include "bench.h"
+#include "kweights.h"
 #include "uncore.h"
 
 struct real {
@@ -140,15 +141,24 @@ static int real_bench_flows(struct bwapd_backend *b, const struct bwm_flow *f,
 	return bench_flows(p->flows, f, nf, seconds, r);
 }
 
-static int real_weights_get(struct bwapd_backend *b, uint8_t *w, int nr)
+static int real_weights_get(struct bwapd_backend *b, int row, uint8_t *w,
+			    int nr)
 {
-	bwapd_weights_read(priv(b)->root, w, nr);
-	return 0;
+	return bwapd_weights_read(priv(b)->root, row, w, nr);
 }
 
-static int real_weight_set(struct bwapd_backend *b, int node, uint8_t w)
+static int real_weight_set(struct bwapd_backend *b, int row, int node,
+			   uint8_t w)
 {
-	return bwapd_weight_write(priv(b)->root, node, w);
+	return bwapd_weight_write(priv(b)->root, row, node, w);
+}
+
+static int real_per_initiator(struct bwapd_backend *b, int on)
+{
+	const char *root = priv(b)->root;
+
+	return on < 0 ? bwapd_per_initiator_read(root) :
+			bwapd_per_initiator_write(root, on);
 }
 
 static const struct bwapd_backend_ops real_ops = {
@@ -164,6 +174,7 @@ static const struct bwapd_backend_ops real_ops = {
 	.bench_flows = real_bench_flows,
 	.weights_get = real_weights_get,
 	.weight_set = real_weight_set,
+	.per_initiator = real_per_initiator,
 };
 
 int bwapd_backend_real(struct bwapd_backend *b, const char *root)

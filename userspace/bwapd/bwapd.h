@@ -5,9 +5,10 @@
  * each application.
  *
  * What every part shares: the limits and a few small helpers.  Each part
- * has its own header (topology.h, worksets.h, backend.h, profile.h,
- * wfile.h, target.h, tune.h, status.h, rules.h; the command line: opts.h
- * and cmd.h); Documentation/bwapd.md says which file holds what.
+ * has its own header (topology.h, kweights.h, worksets.h, backend.h,
+ * profile.h, wfile.h, target.h, tune.h, status.h, rules.h; the command
+ * line: opts.h and cmd.h); Documentation/bwapd.md says which file holds
+ * what.
  *
  * No global state; functions return 0 or a negative errno and leave
  * printing to the caller (a reason string where a number is not enough).

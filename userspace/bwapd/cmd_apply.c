@@ -71,7 +71,7 @@ int cmd_apply(const struct opts *o, const char *arg)
 				 "the global weights can only be set by root; nothing written "
 				 "(--dry-run shows what would change)");
 	}
-	b.ops->weights_get(&b, old, BWAPD_MAX_NODES);
+	b.ops->weights_get(&b, BWAPD_DEFAULT_ROW, old, BWAPD_MAX_NODES);
 	for (i = 0; i < t.nr_nodes; i++) {
 		if (want[i] && !t.node[i].has_weight) {
 			bwapd_backend_destroy(&b);
@@ -118,7 +118,7 @@ int cmd_apply(const struct opts *o, const char *arg)
 		changed++;
 		if (o->dry_run || ret)
 			continue;
-		ret = b.ops->weight_set(&b, i, want[i]);
+		ret = b.ops->weight_set(&b, BWAPD_DEFAULT_ROW, i, want[i]);
 		if (!ret)
 			done[nr_done++] = (uint8_t)i;
 	}
@@ -126,7 +126,8 @@ int cmd_apply(const struct opts *o, const char *arg)
 		json_object_put(doc);
 		/* put back what was written: all or nothing */
 		for (i = 0; i < nr_done; i++)
-			b.ops->weight_set(&b, done[i], old[done[i]]);
+			b.ops->weight_set(&b, BWAPD_DEFAULT_ROW, done[i],
+					  old[done[i]]);
 		bwapd_backend_destroy(&b);
 		return cmd_error("apply", ret, ret == -EACCES || ret == -EPERM ?
 				 "cannot write the sysfs weights (root only); nothing written" :

@@ -16,6 +16,7 @@
 
 #include "cmd.h"
 #include "json_out.h"
+#include "kweights.h"
 #include "log.h"
 #include "placement.h"
 #include "seccomp.h"

@@ -45,7 +45,8 @@ static void kernel_weights(const struct opts *o, struct bwapd_backend *b,
 		       bwapd_place_look(k->why, sizeof(k->why));
 	for (i = 0; i < t->nr_nodes; i++)
 		k->have |= t->node[i].has_weight;
-	if (!k->have || b->ops->weights_get(b, k->w, t->nr_nodes)) {
+	if (!k->have || b->ops->weights_get(b, BWAPD_DEFAULT_ROW, k->w,
+					    t->nr_nodes)) {
 		k->have = 0;
 		return;
 	}

@@ -7,7 +7,7 @@
  * it allocates follow the new weights by themselves.
  */
 #include "process.h"
-#include "topology.h"
+#include "kweights.h"
 
 static int global_set_weights(struct bwapd_place *pl, const uint8_t *w,
 			      int nr)

@@ -301,65 +301,6 @@ static int read_node(const char *root, struct bwapd_topology *t, int i,
 	return 0;
 }
 
-int bwapd_weight_write(const char *root, int node, uint8_t w)
-{
-	char path[1200];
-	FILE *f;
-	int ret = 0;
-
-	snprintf(path, sizeof(path), "%s%s/node%d", root, BWAPD_WEIGHTS_DIR,
-		 node);
-	f = fopen(path, "r+");
-	if (!f)
-		return -errno;
-	if (fprintf(f, "%u\n", w) < 0)
-		ret = -errno;
-	if (fclose(f) && !ret)
-		ret = -errno;
-	return ret;
-}
-
-void bwapd_weights_read(const char *root, uint8_t *w, int nr)
-{
-	char path[128], buf[16];
-	int i;
-
-	memset(w, 0, (size_t)nr);
-	for (i = 0; i < nr && i < BWAPD_MAX_NODES; i++) {
-		snprintf(path, sizeof(path), "%s/node%d", BWAPD_WEIGHTS_DIR, i);
-		if (!bwapd_read_text(root, path, buf, sizeof(buf)))
-			w[i] = (uint8_t)atoi(buf);
-	}
-}
-
-int bwapd_weights_write(const char *root, const uint8_t *w, int nr,
-			char *why, size_t len)
-{
-	uint8_t old[BWAPD_MAX_NODES];
-	int i, j, ret;
-
-	if (nr > BWAPD_MAX_NODES)
-		return -EINVAL;
-	/* what to put back if a later node fails */
-	bwapd_weights_read(root, old, nr);
-	for (i = 0; i < nr; i++) {
-		ret = w[i] ? bwapd_weight_write(root, i, w[i]) : 0;
-		if (!ret)
-			continue;
-		for (j = 0; j < i; j++)
-			if (w[j] && old[j])
-				bwapd_weight_write(root, j, old[j]);
-		snprintf(why, len, "%s%s/node%d: %s%s%s", root,
-			 BWAPD_WEIGHTS_DIR, i, strerror(-ret),
-			 ret == -EACCES ? " (the global weights are root's)" :
-			 ret == -ENOENT && !i ? " (a kernel without weighted "
-			 "interleave has no global weights)" : "",
-			 i ? "; the weights written before it are back" : "");
-		return ret;
-	}
-	return 0;
-}
-
 int bwapd_topology_read(const char *root, struct bwapd_topology *t,
 			char *why, size_t len)
 {

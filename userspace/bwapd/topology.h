@@ -10,6 +10,8 @@
 #include "bwapd.h"
 
 #define BWAPD_WEIGHTS_DIR	"/sys/kernel/mm/mempolicy/weighted_interleave"
+/* The row of weights every allocation follows without per_initiator. */
+#define BWAPD_DEFAULT_ROW	(-1)
 
 struct bwapd_node {
 	int nr_cpus;
@@ -46,21 +48,6 @@ int bwapd_topology_read(const char *root, struct bwapd_topology *t,
 /* Identity: a hash of node count, CPUs, memory, distances and CPU model. */
 uint64_t bwapd_distance_hash(const struct bwapd_topology *t);
 uint64_t bwapd_topology_id(const struct bwapd_topology *t);
-
-/*
- * Write node's global weight (BWAPD_WEIGHTS_DIR/nodeN below root, "" for
- * /): 0 or -errno.
- */
-int bwapd_weight_write(const char *root, int node, uint8_t w);
-/* The global weights below root into w[0..nr-1]; 0 where a node has none. */
-void bwapd_weights_read(const char *root, uint8_t *w, int nr);
-/*
- * Write the global weights w[0..nr-1] but those that are 0 (nodes the
- * weights leave out), all or nothing: 0, or -errno with the file and the
- * reason in why, every weight as it was.
- */
-int bwapd_weights_write(const char *root, const uint8_t *w, int nr,
-			char *why, size_t len);
 
 /* "0-2,5" <-> bitmask; parse returns -EINVAL on junk. */
 int bwapd_nodelist_parse(const char *s, uint32_t *mask);

@@ -116,6 +116,31 @@ static inline int fake_numa4(const char *root, int hmat, int weights)
 }
 
 /*
+ * The rows per initiator in a fake tree's weighted_interleave directory,
+ * as the kernel lays them out: per_initiator ("false"), and for each CPU
+ * node C of cpu_nodes a directory initiatorC with nodeN for each of the
+ * nodes nodes (all with memory), every weight 1.
+ */
+static inline int fake_rows(const char *root, int nodes, uint32_t cpu_nodes)
+{
+	const char *wi = "sys/kernel/mm/mempolicy/weighted_interleave";
+	char p[256];
+	int c, n, ret;
+
+	ret = put(root, "sys/kernel/mm/mempolicy/weighted_interleave/per_initiator",
+		  "false\n");
+	for (c = 0; c < nodes; c++) {
+		if (!(cpu_nodes & (1u << c)))
+			continue;
+		for (n = 0; n < nodes; n++) {
+			snprintf(p, sizeof(p), "%s/initiator%d/node%d", wi, c, n);
+			ret |= put(root, p, "1\n");
+		}
+	}
+	return ret;
+}
+
+/*
  * A fake sysfs of a machine with one CPU per node (CPU i on node i, so
  * that the host's CPUs 0 and 1 can carry real counters), 'per_pkg' nodes
  * per package (2: sub-NUMA clustering), 1 GiB per node, SLIT 10/21.

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include "bwapd_test.h"
+#include "kweights.h"
 #include "status.h"
 
 struct run {
