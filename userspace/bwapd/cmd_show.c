@@ -21,6 +21,10 @@ struct kernel_weights {
 	int have;			/* its global weights (weighted interleave) */
 	int automatic;			/* 1, 0, or -1: no auto file */
 	uint8_t w[BWAPD_MAX_NODES];
+	/* 1, 0, or -1: no per_initiator file (a kernel without rows) */
+	int per_initiator;
+	uint32_t rows;			/* the CPU nodes whose row was read */
+	uint8_t row[BWAPD_MAX_NODES][BWAPD_MAX_NODES];
 	int placement;			/* bwapd_place_look() */
 #define PLACEMENT_UNKNOWN	1000
 	char why[512];
@@ -34,6 +38,7 @@ static void kernel_weights(const struct opts *o, struct bwapd_backend *b,
 	int i;
 
 	memset(k, 0, sizeof(*k));
+	k->per_initiator = -1;
 	if (strcmp(b->ops->name, "real"))
 		return;
 	k->real = 1;
@@ -54,6 +59,40 @@ static void kernel_weights(const struct opts *o, struct bwapd_backend *b,
 	if (!bwapd_read_text(o->root ? o->root : "", BWAPD_WEIGHTS_DIR "/auto",
 			     buf, sizeof(buf)))
 		k->automatic = !strncmp(buf, "true", 4);
+	k->per_initiator = b->ops->per_initiator(b, -1);
+	if (k->per_initiator < 0) {
+		k->per_initiator = -1;
+		return;
+	}
+	for (i = 0; i < t->nr_nodes; i++)
+		if ((t->cpu_nodes & (1u << i)) &&
+		    !b->ops->weights_get(b, i, k->row[i], t->nr_nodes))
+			k->rows |= 1u << i;
+}
+
+/*
+ * The rows per initiator under the kernel's row of the table: a row
+ * each, and what per_initiator makes of them.
+ */
+static void kernel_rows(const struct kernel_weights *k, int nr_nodes)
+{
+	char name[16];
+	int i, j;
+
+	for (i = 0; i < nr_nodes; i++) {
+		if (!(k->rows & (1u << i)))
+			continue;
+		snprintf(name, sizeof(name), "initiator%d", i);
+		printf("%-10s %-9s", name, "row");
+		for (j = 0; j < nr_nodes; j++)
+			printf(" %6u", k->row[i][j]);
+		printf(" %6s  %s\n", "-", k->per_initiator ?
+		       "the private memory of its CPUs" : "not used");
+	}
+	printf("per_initiator %s\n", k->per_initiator ?
+	       "on: private memory follows the row of its CPU's node, shared "
+	       "memory the kernel's" : "off: every allocation follows the "
+	       "kernel's row");
 }
 
 static const char *kernel_source(const struct kernel_weights *k)
@@ -96,6 +135,8 @@ static void show_table(const struct bwapd_file *f, int nr_nodes,
 		printf(" %6s  %s\n", "-", k->automatic > 0 ?
 		       "the kernel's own (auto)" : k->automatic == 0 ?
 		       "written (auto off)" : "written (no auto)");
+		if (k->per_initiator >= 0)
+			kernel_rows(k, nr_nodes);
 	} else {
 		printf("%-10s %-9s no global weights: the kernel has no weighted "
 		       "interleave (%s)\n", "kernel", "none", BWAPD_WEIGHTS_DIR);
@@ -253,6 +294,36 @@ static void matrix_json(json_object *doc, const struct bwapd_file *f,
 	json_object_object_add(doc, "matrix", mx);
 }
 
+/*
+ * per_initiator and the rows ("initiator": the CPU node); both null on a
+ * kernel without rows.
+ */
+static void rows_json(json_object *kw, const struct kernel_weights *k,
+		      int nr_nodes)
+{
+	json_object *rows;
+	int i;
+
+	if (!k->have || k->per_initiator < 0) {
+		json_object_object_add(kw, "per_initiator", NULL);
+		json_object_object_add(kw, "rows", NULL);
+		return;
+	}
+	bj_bool(kw, "per_initiator", k->per_initiator);
+	rows = json_object_new_array();
+	for (i = 0; i < nr_nodes; i++) {
+		json_object *jr;
+
+		if (!(k->rows & (1u << i)))
+			continue;
+		jr = json_object_new_object();
+		bj_int(jr, "initiator", i);
+		bj_u8s(jr, "weights", k->row[i], nr_nodes);
+		json_object_array_add(rows, jr);
+	}
+	json_object_object_add(kw, "rows", rows);
+}
+
 static void show_json(const struct bwapd_file *f,
 		      const struct bwapd_topology *t, uint32_t only,
 		      const struct kernel_weights *k)
@@ -305,6 +376,7 @@ static void show_json(const struct bwapd_file *f,
 			json_object_object_add(kw, "auto", NULL);
 		else
 			bj_bool(kw, "auto", k->automatic);
+		rows_json(kw, k, nr_nodes);
 		if (k->placement != PLACEMENT_UNKNOWN)
 			bj_str(kw, "placement",
 			       bwapd_place_kind_name(k->placement));

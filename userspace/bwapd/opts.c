@@ -26,7 +26,7 @@ static const struct cmd_def {
 	[C_TOPOLOGY] = { "topology", "", "nodes, CPUs, memory, distances, HMAT, counters" },
 	[C_PROFILE] = { "profile", "", "measure every worker set, write the weights file" },
 	[C_SHOW] = { "show", " [WORKERS]", "the canonical weights of the file" },
-	[C_APPLY] = { "apply", " WORKERS", "set the global weights to those of WORKERS (root)" },
+	[C_APPLY] = { "apply", " WORKERS | --per-initiator [WORKERS]", "set the global weights to those of WORKERS, or a row per CPU node (root)" },
 	[C_TUNE] = { "tune", "", "tune a process's own weights (--pid), or a model's workload" },
 	[C_EXEC] = { "exec", " -- COMMAND [ARG...]", "run COMMAND under weighted interleave and tune it" },
 	[C_STATUS] = { "status", "", "the processes being tuned" },
@@ -72,6 +72,10 @@ static const struct optdef {
 	  "JSON on standard output (one document, or JSON Lines for tune and exec)" },
 	{ "dry-run", K_FLAG, O(dry_run), 0, 0, B(C_APPLY), NULL,
 	  "show what would change, write nothing" },
+	{ "per-initiator", K_FLAG, O(per_initiator), 0, 0, B(C_APPLY), NULL,
+	  "a row of weights per CPU node, each the canonical weights of\n"
+	  "that node alone, and per_initiator on (kernels with rows); with\n"
+	  "WORKERS, the default row (shared memory) from WORKERS" },
 	{ "no-counters", K_FLAG, O(no_counters), 0, 0, B(C_PROFILE), NULL,
 	  "no counters: weights from HMAT or SLIT" },
 	{ "seconds", K_DBL, O(seconds), 0.1, 3600, B(C_PROFILE) | TUNERS | B(C_INSPECT), "S",

@@ -32,6 +32,7 @@ struct opts {
 	uint64_t seed;
 	double noise;
 	int json, dry_run, no_counters;
+	int per_initiator;		/* apply: a row per CPU node */
 	double seconds, u8_err;
 	int seconds_given;		/* --seconds on the command line */
 	struct bwapd_set_opts sets;
@@ -64,7 +65,7 @@ enum { C_TOPOLOGY, C_PROFILE, C_SHOW, C_APPLY, C_TUNE, C_EXEC, C_STATUS,
        C_DAEMON, C_INSPECT, NR_CMDS, C_RULE = NR_CMDS };
 
 /* The options in the table of opts.c (which checks the count). */
-#define NR_OPTS		51
+#define NR_OPTS		52
 
 /* The words of the command line that are not options. */
 struct words {

@@ -543,15 +543,26 @@ TEST_F(cli, corrupt_and_stale_file)
 	EXPECT_NE(NULL, strstr(r.out, cmd)) TH_LOG("want %s, got %s", cmd, r.out);
 }
 
+/*
+ * numa4's tree below dir (with HMAT, and weight files if weights), and
+ * its weights file profiled: bwapd's exit status, or -1.
+ */
+static int profiled_numa4(struct run *r, const char *dir, const char *file,
+			  int weights)
+{
+	if (fake_numa4(dir, 1, weights) ||
+	    bwapd(r, -1, "--root %s --file %s profile", dir, file))
+		return -1;
+	return r->status;
+}
+
 /* The real backend on a fake numa4 sysfs: HMAT fallback, then apply. */
 TEST_F(cli, apply_writes_sysfs)
 {
 	struct run r;
 
-	ASSERT_EQ(0, fake_numa4(self->dir, 1, 1));
-	ASSERT_EQ(0, bwapd(&r, -1, "--root %s --file %s profile", self->dir,
-			   self->file));
-	ASSERT_EQ(0, r.status) TH_LOG("%s", r.out);
+	ASSERT_EQ(0, profiled_numa4(&r, self->dir, self->file, 1))
+		TH_LOG("%s", r.out);
 	EXPECT_NE(NULL, strstr(r.out, "counters: unavailable: no memory controller PMU"));
 	EXPECT_NE(NULL, strstr(r.out, "weights from hmat (fallback)"));
 	/* worker 0: 24000, 20000, 12000, 8571 MB/s -> 22:18:11:8 */
@@ -610,10 +621,8 @@ TEST_F(cli, exec_global_writes_under_root)
 {
 	struct run r;
 
-	ASSERT_EQ(0, fake_numa4(self->dir, 1, 1));
-	ASSERT_EQ(0, bwapd(&r, -1, "--root %s --file %s profile", self->dir,
-			   self->file));
-	ASSERT_EQ(0, r.status) TH_LOG("%s", r.out);
+	ASSERT_EQ(0, profiled_numa4(&r, self->dir, self->file, 1))
+		TH_LOG("%s", r.out);
 	ASSERT_EQ(0, bwapd(&r, -1, "--root %s --file %s exec --global -- true",
 			   self->dir, self->file));
 	EXPECT_EQ(NULL, strstr(r.out, "/sys/kernel/mm/mempolicy/weighted_interleave/node0: "))
@@ -630,10 +639,8 @@ TEST_F(cli, kernel_without_weighted_interleave)
 {
 	struct run r;
 
-	ASSERT_EQ(0, fake_numa4(self->dir, 1, 0));
-	ASSERT_EQ(0, bwapd(&r, -1, "--root %s --file %s profile", self->dir,
-			   self->file));
-	ASSERT_EQ(0, r.status) TH_LOG("%s", r.out);
+	ASSERT_EQ(0, profiled_numa4(&r, self->dir, self->file, 0))
+		TH_LOG("%s", r.out);
 	ASSERT_EQ(0, bwapd(&r, -1, "--root %s --file %s show 0", self->dir, self->file));
 	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
 	EXPECT_NE(NULL, strstr(r.out, "\nkernel     none      no global weights: the "
@@ -649,6 +656,200 @@ TEST_F(cli, kernel_without_weighted_interleave)
 	EXPECT_NE(NULL, strstr(r.out, "/node0: No such file or directory (a kernel "
 			       "without weighted interleave has no global weights)"))
 		TH_LOG("%s", r.out);
+}
+
+/* Row row of the weights below root as read, or every weight -1. */
+static void row_of(const char *root, int row, int *w)
+{
+	uint8_t u[4];
+	int i;
+
+	for (i = 0; i < 4; i++)
+		w[i] = -1;
+	if (bwapd_weights_read(root, row, u, 4))
+		return;
+	for (i = 0; i < 4; i++)
+		w[i] = u[i];
+}
+
+static int per_initiator_is(const char *root, const char *want)
+{
+	char buf[16];
+
+	return !bwapd_read_text(root, BWAPD_WEIGHTS_DIR "/per_initiator", buf,
+				sizeof(buf)) && !strcmp(buf, want);
+}
+
+/*
+ * apply --per-initiator on two sockets with DRAM and two CXL expanders
+ * each (the model's cxl-2s4): each CPU node's row from the canonical
+ * weights of that node alone, which favour its own expanders; the
+ * default row from WORKERS; per_initiator on.  A file without a CPU
+ * node's set is refused, naming the set and the profile that measures
+ * it, before anything is printed or written.
+ */
+TEST_F(cli, apply_per_initiator_model)
+{
+	char m[4096], expr[2048], says[8192];
+	struct run r;
+
+	/* the rows against the sets of the file as profile wrote it */
+	snprintf(expr, sizeof(expr),
+		 "(lambda s: [(r['initiator'], r['workers']) for r in d['rows']] == "
+		 "[(0, '0'), (1, '1'), (None, '0-1')] and "
+		 "all([n['node'] for n in r['nodes']] == list(range(6)) and "
+		 "[n['new'] for n in r['nodes']] == s[r['workers']] and "
+		 "all(n['old'] == 1 for n in r['nodes']) for r in d['rows']) and "
+		 "s['0'][2] > s['0'][4] and s['1'][4] > s['1'][2] and "
+		 "d['per_initiator'] == {'old': False, 'new': True} and "
+		 "d['workers'] == '0-1' and d['dry_run'] is False and "
+		 "d['changed'] == sum(n['new'] != 1 for r in d['rows'] for n in r['nodes']))"
+		 "({w['workers']: w['weights'] for w in "
+		 "json.load(open('%s'))['worker_sets']})", self->file);
+	preset("cxl-2s4", m, sizeof(m));
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s profile --seconds 0.5",
+			   m, self->file));
+	ASSERT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_EQ(0, bwapd_json(self->dir, expr, "--model %s --file %s apply "
+				"--per-initiator --json 0-1", m, self->file));
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s apply --per-initiator",
+			   m, self->file));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "a row of weights per CPU node, from the "
+			       "canonical weights of the node alone (of the model "
+			       "only; this machine's are as they were)\n")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\ninitiator1 1        old      1")) TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "\ndefault")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\nper_initiator: off, turned on\n")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, " of 12 weights changed, per_initiator on "
+			       "in the model\n")) TH_LOG("%s", r.out);
+
+	/* node 1's set gone from the file */
+	snprintf(expr, sizeof(expr),
+		 "python3 -c \"import json; f = '%s'; d = json.load(open(f)); "
+		 "d['worker_sets'] = [s for s in d['worker_sets'] if s['workers'] != '1']; "
+		 "json.dump(d, open(f, 'w'))\"", self->file);
+	ASSERT_EQ(0, system(expr));
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s apply --per-initiator 0-1",
+			   m, self->file));
+	EXPECT_EQ(1, r.status);
+	snprintf(says, sizeof(says), "bwapd: apply --per-initiator: no canonical "
+		 "weights for workers 1 alone in %s: a row is the weights of its "
+		 "CPU node alone; \"bwapd --model %s --file %s profile\" measures "
+		 "every CPU node's; nothing written\n", self->file, m, self->file);
+	EXPECT_NE(NULL, strstr(r.out, says)) TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "initiator0")) TH_LOG("%s", r.out);
+	ASSERT_EQ(0, bwapd(&r, -1, "--model %s --file %s apply --per-initiator "
+			   "--json 2>/dev/null", m, self->file));
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("", r.out);
+}
+
+/*
+ * The real backend on numa4's tree with rows: apply --per-initiator
+ * writes each row from its node's set and turns per_initiator on, the
+ * default row as it was; show prints the rows, in the text and the JSON.
+ * A kernel without per_initiator is refused, nothing written; a write
+ * that fails puts back every entry written before it (an entry that
+ * read as the default row's weight follows that row again: written 0).
+ */
+TEST_F(cli, apply_per_initiator_sysfs)
+{
+	static const int one[4] = { 1, 1, 1, 1 };
+	int w[4], c;
+	char sub[128], path[256], expr[1024];
+	struct run r;
+
+	/* upstream: no per_initiator */
+	ASSERT_EQ(0, profiled_numa4(&r, self->dir, self->file, 1))
+		TH_LOG("%s", r.out);
+	ASSERT_EQ(0, bwapd(&r, -1, "--root %s --file %s apply --per-initiator 0",
+			   self->dir, self->file));
+	EXPECT_EQ(1, r.status);
+	EXPECT_NE(NULL, strstr(r.out, "bwapd: apply --per-initiator: the kernel has no "
+			       BWAPD_WEIGHTS_DIR "/per_initiator: its weights are one "
+			       "row that every CPU follows (\"bwapd apply WORKERS\" "
+			       "sets it); nothing written\n")) TH_LOG("%s", r.out);
+	row_of(self->dir, BWAPD_DEFAULT_ROW, w);
+	EXPECT_EQ(0, memcmp(w, one, sizeof(w)));
+	EXPECT_EQ(0, bwapd_json(self->dir, "d['kernel']['per_initiator'] is None and "
+				"d['kernel']['rows'] is None and d['kernel']['weights'] == [1] * 4",
+				"--root %s --file %s show --json", self->dir, self->file));
+	ASSERT_EQ(0, bwapd(&r, -1, "--root %s --file %s show", self->dir, self->file));
+	EXPECT_EQ(NULL, strstr(r.out, "initiator")) TH_LOG("%s", r.out);
+
+	ASSERT_EQ(0, fake_rows(self->dir, 4, 0xf));
+	ASSERT_EQ(0, bwapd(&r, -1, "--root %s --file %s show", self->dir, self->file));
+	EXPECT_NE(NULL, strstr(r.out, "\ninitiator2 row            1      1      1      1"
+			       "      -  not used\n")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\nper_initiator off: every allocation follows "
+			       "the kernel's row\n")) TH_LOG("%s", r.out);
+	ASSERT_EQ(0, bwapd(&r, -1, "--root %s --file %s apply --per-initiator --dry-run",
+			   self->dir, self->file));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\n16 of 16 weights would change, per_initiator "
+			       "would be on\n")) TH_LOG("%s", r.out);
+	row_of(self->dir, 0, w);
+	EXPECT_EQ(0, memcmp(w, one, sizeof(w)));
+	EXPECT_TRUE(per_initiator_is(self->dir, "false"));
+
+	ASSERT_EQ(0, bwapd(&r, -1, "--root %s --file %s apply --per-initiator",
+			   self->dir, self->file));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
+	EXPECT_TRUE(per_initiator_is(self->dir, "true"));
+	/* worker 0 from HMAT: 24000, 20000, 12000, 8571 MB/s -> 22:18:11:8 */
+	row_of(self->dir, 0, w);
+	EXPECT_EQ(22, w[0]);
+	EXPECT_EQ(18, w[1]);
+	EXPECT_EQ(11, w[2]);
+	EXPECT_EQ(8, w[3]);
+	row_of(self->dir, BWAPD_DEFAULT_ROW, w);
+	EXPECT_EQ(0, memcmp(w, one, sizeof(w)));
+	/* every row its node's set, as show reads them back */
+	EXPECT_EQ(0, bwapd_json(self->dir,
+		"(lambda s, k: k['per_initiator'] is True and "
+		"[r['initiator'] for r in k['rows']] == [0, 1, 2, 3] and "
+		"all(r['weights'] == s[str(r['initiator'])] for r in k['rows']) and "
+		"len(set(map(tuple, s.values()))) == len(s))"
+		"({w['workers']: w['weights'] for w in d['worker_sets']}, d['kernel'])",
+		"--root %s --file %s show --json", self->dir, self->file));
+	ASSERT_EQ(0, bwapd(&r, -1, "--root %s --file %s show", self->dir, self->file));
+	EXPECT_NE(NULL, strstr(r.out, "\ninitiator0 row           22     18     11      8"
+			       "      -  the private memory of its CPUs\n")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\nper_initiator on: private memory follows the "
+			       "row of its CPU's node, shared memory the kernel's\n"))
+		TH_LOG("%s", r.out);
+
+	/*
+	 * all or nothing: initiator2/node1 cannot be written; row 0 had a
+	 * weight of its own for node 1, the rest followed the default row
+	 */
+	ASSERT_EQ(0, fake_rows(self->dir, 4, 0xf));
+	snprintf(sub, sizeof(sub), "%s/initiator0/node1", BWAPD_WEIGHTS_DIR + 1);
+	ASSERT_EQ(0, put(self->dir, sub, "7\n"));
+	snprintf(path, sizeof(path), "%s%s/initiator2/node1", self->dir, BWAPD_WEIGHTS_DIR);
+	ASSERT_EQ(0, unlink(path));
+	ASSERT_EQ(0, mkdir(path, 0755));
+	ASSERT_EQ(0, bwapd(&r, -1, "--root %s --file %s apply --per-initiator 0-1",
+			   self->dir, self->file));
+	EXPECT_EQ(1, r.status);
+	EXPECT_NE(NULL, strstr(r.out, "bwapd: apply: writing a weight failed: ")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "; the old weights are back\n")) TH_LOG("%s", r.out);
+	/* rows 0 and 1 written and put back, row 2 up to node 1, row 3 never */
+	for (c = 0; c < 4; c++) {
+		static const int back[4][4] = {
+			{ 0, 7, 0, 0 }, { 0, 0, 0, 0 }, { 0, 0, 1, 1 }, { 1, 1, 1, 1 },
+		};
+
+		row_of(self->dir, c, w);
+		EXPECT_EQ(0, memcmp(w, back[c], sizeof(w)))
+			TH_LOG("row %d: %d %d %d %d", c, w[0], w[1], w[2], w[3]);
+	}
+	row_of(self->dir, BWAPD_DEFAULT_ROW, w);
+	EXPECT_EQ(0, memcmp(w, one, sizeof(w)));
+	EXPECT_TRUE(per_initiator_is(self->dir, "false"));
+	snprintf(expr, sizeof(expr), "rmdir %s", path);
+	ASSERT_EQ(0, system(expr));
 }
 
 /* A machine without HMAT: topology says there is none, not zeros. */
@@ -1389,7 +1590,7 @@ TEST_F(cli, man_page_renders)
 		"syn = text.split('\\nSYNOPSIS\\n')[1].split('\\n\\n')[0].splitlines()\n"
 		"forms = [l for l in syn if l.strip().startswith('bwapd')]\n"
 		"print(len(forms), 'forms on', len(syn), 'lines')\n"
-		"if len(forms) != 14 or len(syn) > 2 * len(forms):\n"
+		"if len(forms) != 15 or len(syn) > 2 * len(forms):\n"
 		"    sys.exit('SYNOPSIS:\\n' + '\\n'.join(syn))\n";
 	char cmd[512];
 
