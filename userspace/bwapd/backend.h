@@ -65,10 +65,11 @@ struct bwapd_backend_ops {
 	int (*weights_get)(struct bwapd_backend *b, int row, uint8_t *w, int nr);
 	int (*weight_set)(struct bwapd_backend *b, int row, int node, uint8_t w);
 	/*
-	 * per_initiator: on < 0 reads it (1, 0, or -ENOENT: a kernel without
-	 * rows); 0 or 1 writes it (0 or -errno).
+	 * A switch of the weights, "per_initiator" or "auto" (derived from
+	 * firmware): on < 0 reads it (1, 0, or -ENOENT: none here); 0 or 1
+	 * writes it (0 or -errno).
 	 */
-	int (*per_initiator)(struct bwapd_backend *b, int on);
+	int (*weights_switch)(struct bwapd_backend *b, const char *name, int on);
 };
 
 struct bwapd_backend {

@@ -296,11 +296,15 @@ static int model_weight_set(struct bwapd_backend *b, int row, int node,
 	return ret;
 }
 
-static int model_per_initiator(struct bwapd_backend *b, int on)
+/* per_initiator; the model derives no weights from firmware (no auto). */
+static int model_weights_switch(struct bwapd_backend *b, const char *name,
+				int on)
 {
 	struct model *p = priv(b);
 	int old = p->per_initiator, ret;
 
+	if (strcmp(name, "per_initiator"))
+		return -ENOENT;
 	if (on < 0)
 		return old;
 	p->per_initiator = !!on;
@@ -323,7 +327,7 @@ static const struct bwapd_backend_ops model_ops = {
 	.bench_flows = model_bench_flows,
 	.weights_get = model_weights_get,
 	.weight_set = model_weight_set,
-	.per_initiator = model_per_initiator,
+	.weights_switch = model_weights_switch,
 };
 
 int bwapd_backend_model(struct bwapd_backend *b, const char *machine_json,

@@ -153,12 +153,13 @@ static int real_weight_set(struct bwapd_backend *b, int row, int node,
 	return bwapd_weight_write(priv(b)->root, row, node, w);
 }
 
-static int real_per_initiator(struct bwapd_backend *b, int on)
+static int real_weights_switch(struct bwapd_backend *b, const char *name,
+			       int on)
 {
 	const char *root = priv(b)->root;
 
-	return on < 0 ? bwapd_per_initiator_read(root) :
-			bwapd_per_initiator_write(root, on);
+	return on < 0 ? bwapd_switch_read(root, name) :
+			bwapd_switch_write(root, name, on);
 }
 
 static const struct bwapd_backend_ops real_ops = {
@@ -174,7 +175,7 @@ static const struct bwapd_backend_ops real_ops = {
 	.bench_flows = real_bench_flows,
 	.weights_get = real_weights_get,
 	.weight_set = real_weight_set,
-	.per_initiator = real_per_initiator,
+	.weights_switch = real_weights_switch,
 };
 
 int bwapd_backend_real(struct bwapd_backend *b, const char *root)

@@ -26,6 +26,7 @@ struct plan {
 	struct row row[BWAPD_MAX_NODES + 1];	/* the CPU nodes', then the default */
 	uint8_t base[BWAPD_MAX_NODES];		/* the default row before */
 	int per_initiator;			/* before: 1, 0; -1: left alone */
+	int automatic;				/* auto before: 1, 0; -1: none */
 	int changed;				/* weights that change */
 };
 
@@ -97,7 +98,7 @@ static int write_plan(struct bwapd_backend *b, const struct bwapd_topology *t,
 	}
 	if (!ret && p->per_initiator == 0) {
 		*what = "per_initiator";
-		ret = b->ops->per_initiator(b, 1);
+		ret = b->ops->weights_switch(b, "per_initiator", 1);
 	}
 	while (ret && nr_done--) {
 		const struct row *r = &p->row[done[nr_done].k];
@@ -105,6 +106,9 @@ static int write_plan(struct bwapd_backend *b, const struct bwapd_topology *t,
 		i = done[nr_done].i;
 		b->ops->weight_set(b, r->row, i, put_back(p, r, i));
 	}
+	/* a write ended auto mode: the kernel derives all it had again */
+	if (ret && p->automatic == 1)
+		b->ops->weights_switch(b, "auto", 1);
 	return ret;
 }
 
@@ -176,9 +180,10 @@ static int plan_old(struct bwapd_backend *b, const struct bwapd_topology *t,
 	int k, i, ret;
 
 	b->ops->weights_get(b, BWAPD_DEFAULT_ROW, p->base, BWAPD_MAX_NODES);
+	p->automatic = b->ops->weights_switch(b, "auto", -1);
 	if (p->per_initiator >= 0) {
 		what = "apply --per-initiator";
-		ret = b->ops->per_initiator(b, -1);
+		ret = b->ops->weights_switch(b, "per_initiator", -1);
 		if (ret == -ENOENT)
 			snprintf(why, sizeof(why), "the kernel has no %s/per_initiator: "
 				 "its weights are one row that every CPU follows "

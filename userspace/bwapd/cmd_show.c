@@ -34,7 +34,6 @@ static void kernel_weights(const struct opts *o, struct bwapd_backend *b,
 			   const struct bwapd_topology *t,
 			   struct kernel_weights *k)
 {
-	char buf[16];
 	int i;
 
 	memset(k, 0, sizeof(*k));
@@ -55,11 +54,10 @@ static void kernel_weights(const struct opts *o, struct bwapd_backend *b,
 		k->have = 0;
 		return;
 	}
-	k->automatic = -1;
-	if (!bwapd_read_text(o->root ? o->root : "", BWAPD_WEIGHTS_DIR "/auto",
-			     buf, sizeof(buf)))
-		k->automatic = !strncmp(buf, "true", 4);
-	k->per_initiator = b->ops->per_initiator(b, -1);
+	k->automatic = b->ops->weights_switch(b, "auto", -1);
+	if (k->automatic < 0)
+		k->automatic = -1;
+	k->per_initiator = b->ops->weights_switch(b, "per_initiator", -1);
 	if (k->per_initiator < 0) {
 		k->per_initiator = -1;
 		return;

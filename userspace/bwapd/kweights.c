@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The kernel's weighted-interleave weights in sysfs: the default row, the
- * rows of the CPU nodes and per_initiator, read and written below a root
+ * rows of the CPU nodes and the switches, read and written below a root
  * so that tests can point them at a tree of their own.
  */
 #include <errno.h>
@@ -119,20 +119,20 @@ static int parse_bool(const char *s)
 	return -EINVAL;
 }
 
-int bwapd_per_initiator_read(const char *root)
+int bwapd_switch_read(const char *root, const char *name)
 {
 	char path[256], buf[16];
 	int ret;
 
-	row_path(path, sizeof(path), BWAPD_DEFAULT_ROW, "per_initiator");
+	row_path(path, sizeof(path), BWAPD_DEFAULT_ROW, name);
 	ret = bwapd_read_text(root, path, buf, sizeof(buf));
 	return ret ? ret : parse_bool(buf);
 }
 
-int bwapd_per_initiator_write(const char *root, int on)
+int bwapd_switch_write(const char *root, const char *name, int on)
 {
 	char path[256];
 
-	row_path(path, sizeof(path), BWAPD_DEFAULT_ROW, "per_initiator");
+	row_path(path, sizeof(path), BWAPD_DEFAULT_ROW, name);
 	return write_attr(root, path, on ? "true\n" : "false\n");
 }

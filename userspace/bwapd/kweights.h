@@ -4,8 +4,9 @@
  * root ("" for /): the default row (BWAPD_WEIGHTS_DIR/nodeN), which every
  * allocation follows while per_initiator is off; the rows of the CPU
  * nodes (initiatorC/nodeN), which the private allocations of node C's
- * CPUs follow while it is on; and the per_initiator switch.  Kernels
- * without rows have no per_initiator file.
+ * CPUs follow while it is on; and the switches per_initiator and auto
+ * (the weights derived from firmware).  Kernels without rows have no
+ * per_initiator file.
  */
 #ifndef BWAPD_KWEIGHTS_H
 #define BWAPD_KWEIGHTS_H
@@ -30,8 +31,11 @@ int bwapd_weights_read(const char *root, int row, uint8_t *w, int nr);
  */
 int bwapd_weights_write(const char *root, const uint8_t *w, int nr,
 			char *why, size_t len);
-/* per_initiator: 1 on, 0 off, -ENOENT without rows, or another -errno. */
-int bwapd_per_initiator_read(const char *root);
-int bwapd_per_initiator_write(const char *root, int on);
+/*
+ * A switch of the directory, "per_initiator" or "auto": 1 on, 0 off,
+ * -ENOENT where the kernel has none, or another -errno.
+ */
+int bwapd_switch_read(const char *root, const char *name);
+int bwapd_switch_write(const char *root, const char *name, int on);
 
 #endif /* BWAPD_KWEIGHTS_H */

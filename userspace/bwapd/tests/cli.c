@@ -672,12 +672,13 @@ static void row_of(const char *root, int row, int *w)
 		w[i] = u[i];
 }
 
-static int per_initiator_is(const char *root, const char *want)
+/* The switch name of the weights' directory below root reads want. */
+static int switch_is(const char *root, const char *name, const char *want)
 {
-	char buf[16];
+	char path[128], buf[16];
 
-	return !bwapd_read_text(root, BWAPD_WEIGHTS_DIR "/per_initiator", buf,
-				sizeof(buf)) && !strcmp(buf, want);
+	snprintf(path, sizeof(path), "%s/%s", BWAPD_WEIGHTS_DIR, name);
+	return !bwapd_read_text(root, path, buf, sizeof(buf)) && !strcmp(buf, want);
 }
 
 /*
@@ -791,12 +792,16 @@ TEST_F(cli, apply_per_initiator_sysfs)
 			       "would be on\n")) TH_LOG("%s", r.out);
 	row_of(self->dir, 0, w);
 	EXPECT_EQ(0, memcmp(w, one, sizeof(w)));
-	EXPECT_TRUE(per_initiator_is(self->dir, "false"));
+	EXPECT_TRUE(switch_is(self->dir, "per_initiator", "false"));
 
+	/* auto is the kernel's to turn off: bwapd writes it only to put back */
+	ASSERT_EQ(0, put(self->dir, "sys/kernel/mm/mempolicy/weighted_interleave/auto",
+			 "1\n"));
 	ASSERT_EQ(0, bwapd(&r, -1, "--root %s --file %s apply --per-initiator",
 			   self->dir, self->file));
 	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
-	EXPECT_TRUE(per_initiator_is(self->dir, "true"));
+	EXPECT_TRUE(switch_is(self->dir, "per_initiator", "true"));
+	EXPECT_TRUE(switch_is(self->dir, "auto", "1"));
 	/* worker 0 from HMAT: 24000, 20000, 12000, 8571 MB/s -> 22:18:11:8 */
 	row_of(self->dir, 0, w);
 	EXPECT_EQ(22, w[0]);
@@ -822,9 +827,14 @@ TEST_F(cli, apply_per_initiator_sysfs)
 
 	/*
 	 * all or nothing: initiator2/node1 cannot be written; row 0 had a
-	 * weight of its own for node 1, the rest followed the default row
+	 * weight of its own for node 1, the rest followed the default row;
+	 * auto was on ("1", which the kernel would print "true": so the
+	 * tree shows that bwapd turned it on again, as a kernel that ended
+	 * auto mode at the first write needs)
 	 */
 	ASSERT_EQ(0, fake_rows(self->dir, 4, 0xf));
+	ASSERT_EQ(0, put(self->dir, "sys/kernel/mm/mempolicy/weighted_interleave/auto",
+			 "1\n"));
 	snprintf(sub, sizeof(sub), "%s/initiator0/node1", BWAPD_WEIGHTS_DIR + 1);
 	ASSERT_EQ(0, put(self->dir, sub, "7\n"));
 	snprintf(path, sizeof(path), "%s%s/initiator2/node1", self->dir, BWAPD_WEIGHTS_DIR);
@@ -847,7 +857,8 @@ TEST_F(cli, apply_per_initiator_sysfs)
 	}
 	row_of(self->dir, BWAPD_DEFAULT_ROW, w);
 	EXPECT_EQ(0, memcmp(w, one, sizeof(w)));
-	EXPECT_TRUE(per_initiator_is(self->dir, "false"));
+	EXPECT_TRUE(switch_is(self->dir, "per_initiator", "false"));
+	EXPECT_TRUE(switch_is(self->dir, "auto", "true"));
 	snprintf(expr, sizeof(expr), "rmdir %s", path);
 	ASSERT_EQ(0, system(expr));
 }

@@ -3,7 +3,7 @@
  * The kernel's rows of weights per initiator through both backends: an
  * entry of a CPU node's row follows the default row until written, and
  * again when written 0; the default row takes no 0; only CPU nodes have
- * rows; per_initiator reads as the kernel's boolean, and a kernel
+ * rows; the switches read as the kernel's booleans, and a kernel
  * without rows has no per_initiator file.
  */
 #include "bwapd_test.h"
@@ -35,7 +35,8 @@ TEST_F(rows, model)
 
 	ASSERT_EQ(0, bwapd_backend_model(&b, preset("cxl-2s4", path, sizeof(path)),
 					 1, 0, why, sizeof(why))) TH_LOG("%s", why);
-	EXPECT_EQ(0, b.ops->per_initiator(&b, -1));
+	EXPECT_EQ(0, b.ops->weights_switch(&b, "per_initiator", -1));
+	EXPECT_EQ(-ENOENT, b.ops->weights_switch(&b, "auto", -1));
 	ASSERT_EQ(0, b.ops->weights_get(&b, 1, w, BWAPD_MAX_NODES));
 	EXPECT_EQ(0, memcmp(w, ones, sizeof(ones)));
 	EXPECT_EQ(-ENOENT, b.ops->weights_get(&b, 2, w, BWAPD_MAX_NODES));
@@ -60,10 +61,10 @@ TEST_F(rows, model)
 	ASSERT_EQ(0, b.ops->weights_get(&b, 1, w, BWAPD_MAX_NODES));
 	EXPECT_EQ(7, w[4]);
 
-	ASSERT_EQ(0, b.ops->per_initiator(&b, 1));
-	EXPECT_EQ(1, b.ops->per_initiator(&b, -1));
-	ASSERT_EQ(0, b.ops->per_initiator(&b, 0));
-	EXPECT_EQ(0, b.ops->per_initiator(&b, -1));
+	ASSERT_EQ(0, b.ops->weights_switch(&b, "per_initiator", 1));
+	EXPECT_EQ(1, b.ops->weights_switch(&b, "per_initiator", -1));
+	ASSERT_EQ(0, b.ops->weights_switch(&b, "per_initiator", 0));
+	EXPECT_EQ(0, b.ops->weights_switch(&b, "per_initiator", -1));
 	bwapd_backend_destroy(&b);
 }
 
@@ -83,17 +84,17 @@ TEST_F(rows, sysfs)
 	ASSERT_EQ(0, fake_numa4(self->dir, 1, 1));
 	ASSERT_EQ(0, bwapd_backend_real(&b, self->dir));
 	/* no per_initiator: a kernel without rows */
-	EXPECT_EQ(-ENOENT, b.ops->per_initiator(&b, -1));
+	EXPECT_EQ(-ENOENT, b.ops->weights_switch(&b, "per_initiator", -1));
 	EXPECT_EQ(-ENOENT, b.ops->weights_get(&b, 0, w, 4));
 	ASSERT_EQ(0, fake_rows(self->dir, 4, 0xf));
-	EXPECT_EQ(0, b.ops->per_initiator(&b, -1));
+	EXPECT_EQ(0, b.ops->weights_switch(&b, "per_initiator", -1));
 	for (i = 0; i < sizeof(bools) / sizeof(bools[0]); i++) {
 		ASSERT_EQ(0, put(self->dir, "sys/kernel/mm/mempolicy/weighted_interleave/"
 				 "per_initiator", "%s\n", bools[i].text));
-		EXPECT_EQ(bools[i].on, b.ops->per_initiator(&b, -1))
+		EXPECT_EQ(bools[i].on, b.ops->weights_switch(&b, "per_initiator", -1))
 			TH_LOG("%s", bools[i].text);
 	}
-	ASSERT_EQ(0, b.ops->per_initiator(&b, 1));
+	ASSERT_EQ(0, b.ops->weights_switch(&b, "per_initiator", 1));
 	ASSERT_EQ(0, bwapd_read_text(self->dir, BWAPD_WEIGHTS_DIR "/per_initiator",
 				     buf, sizeof(buf)));
 	EXPECT_STREQ("true", buf);
