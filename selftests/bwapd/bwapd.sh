@@ -132,6 +132,38 @@ check "show: the kernel's weights beside bwapd's" 1 \
 	"$(echo "$json" | grep -c '"kernel": { "weights": \[ 22, 18, 11, 8 \]')"
 fi
 
+# --- apply --per-initiator: a row per CPU node, from its own set -------------------
+# The profile above has every node's set alone (from the HMAT's bandwidth
+# from that node, which differs from node to node on numa4).
+if [ ! -f $W/per_initiator ]; then
+	out=$(bwapd --file $F apply --per-initiator 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/# /'
+	check "apply --per-initiator without rows: refused, saying why" "1 1" \
+		"$rc $(echo "$out" | grep -c 'per_initiator')"
+	skip "apply --per-initiator: each row from its node's set: no rows per initiator"
+else
+	out=$(bwapd --file $F apply --per-initiator 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/# /'
+	check "apply --per-initiator exit status" 0 $rc
+	check "apply --per-initiator: per_initiator on" true "$(cat $W/per_initiator)"
+	bad=0
+	for c in 0 1 2 3; do
+		# the set's own weights, after its "workers" (not the kernel's)
+		want=$(bwapd --file $F show --json $c |
+			grep -o "\"workers\": \"$c\"[^]]*\"weights\": \[[0-9, ]*\]" |
+			sed 's/.*\[//; s/\]//; s/ //g')
+		got="$(cat $W/initiator$c/node0),$(cat $W/initiator$c/node1),$(cat $W/initiator$c/node2),$(cat $W/initiator$c/node3)"
+		echo "# row $c: $got, the set $c alone: $want"
+		[ -n "$want" ] && [ "$got" = "$want" ] || bad=$((bad + 1))
+	done
+	check "apply --per-initiator: each row from its node's set" 0 $bad
+	# back to the default row alone (apply 0's weights, manual mode)
+	echo false >$W/per_initiator
+	for c in 0 1 2 3; do for m in 0 1 2 3; do echo 0 >$W/initiator$c/node$m; done; done
+fi
+
 # --- the pages of a process follow ------------------------------------------------
 if [ -z "$wi" ]; then
 	for i in 0 1 2 3; do
