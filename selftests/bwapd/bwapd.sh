@@ -813,6 +813,22 @@ if [ -x $HOLD ] && [ -f $MODEL ] && [ -z "$wi" ]; then
 	wait $hp 2>/dev/null
 elif [ -x $HOLD ] && [ -f $MODEL ]; then
 	hold 32
+	# with the rows per initiator on, its private pages follow its row
+	if [ -f $W/per_initiator ]; then
+		before=$(placed $hp)
+		echo true >$W/per_initiator
+		out=$(bwapd --file $F --model "$MODEL" tune --global --pid $hp \
+			--workload "$WL" --max-steps 4 2>&1)
+		rc=$?
+		echo false >$W/per_initiator
+		echo "$out" | sed 's/^/# /'
+		check "global: with the rows per initiator on: refused, saying why" "1 1" \
+			"$rc $(echo "$out" | grep -c "process $hp: the kernel's rows per initiator are on ($W/per_initiator), so its private pages follow the row of its CPU's node, not the global weights --global tunes (write false there, or give it weights of its own); nothing changed")"
+		check "global: with the rows per initiator on: the process as it was" "$before" "$(placed $hp)"
+	else
+		skip "global: with the rows per initiator on: no rows per initiator"
+		skip "global: with the rows per initiator on: the process as it was"
+	fi
 	out=$(bwapd --file $F --model "$MODEL" tune --global --pid $hp --workload "$WL" \
 		--max-steps 4 --json 2>&1)
 	rc=$?

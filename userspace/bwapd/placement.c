@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "damon.h"
+#include "kweights.h"
 #include "placement.h"
 #include "seccomp.h"
 #include "topology.h"
@@ -65,11 +66,19 @@ int bwapd_place_choose(int want, const char *dir, char *why, size_t len,
 	switch (want) {
 	case BWAPD_PLACE_GLOBAL:
 		/* the global weights of the running kernel, whatever --root says */
-		if (!access(BWAPD_WEIGHTS_DIR, F_OK))
+		if (access(BWAPD_WEIGHTS_DIR, F_OK)) {
+			snprintf(why, len, "the kernel has no weighted interleave (no %s), "
+				 "so it has no global weights to tune (--placement migrate "
+				 "moves its pages instead)", BWAPD_WEIGHTS_DIR);
+			return -EOPNOTSUPP;
+		}
+		/* the default row: what the private pages follow with rows off */
+		if (bwapd_switch_read("", "per_initiator") != 1)
 			return want;
-		snprintf(why, len, "the kernel has no weighted interleave (no %s), "
-			 "so it has no global weights to tune (--placement migrate "
-			 "moves its pages instead)", BWAPD_WEIGHTS_DIR);
+		snprintf(why, len, "the kernel's rows per initiator are on (%s/per_initiator), "
+			 "so its private pages follow the row of its CPU's node, not the "
+			 "global weights --global tunes (write false there, or give it "
+			 "weights of its own)", BWAPD_WEIGHTS_DIR);
 		return -EOPNOTSUPP;
 	case BWAPD_PLACE_MIGRATE:
 		return want;
