@@ -77,6 +77,8 @@ ALLOWED_DIFFERENCES='
 * bwapd:tuner:* bwapd tunes a process through its per-process weights, which are not in upstream Linux
 * wi_rows:rows.* the rows of weights per initiator are not in upstream Linux
 * numactl_weighted:*per_initiator* the rows of weights per initiator are not in upstream Linux
+* bwapd:apply?--per-initiator* the rows of weights per initiator are not in upstream Linux
+* bwapd:global:?with?the?rows?per?initiator?on:* the rows of weights per initiator are not in upstream Linux
 7.3 wi_bulk:bulk.vmalloc_follows_weights the vmalloc of upstream takes high-order pages first (a 2048-page table comes as two order-10 blocks, each from one node), so it is not interleaved page by page through the bulk allocator
 6.12 wi_vma:wi_vma.interleave_hit upstream counts weighted interleave in NUMA_INTERLEAVE_HIT only from 6.13
 6.12 wi_sysfs:wi_sysfs.auto_switch upstream has the auto switch only from 6.16
