@@ -489,13 +489,15 @@ int wi_set_per_initiator(bool on)
 			     on ? "true" : "false");
 }
 
-static bool is_initiator_dir(const char *name)
+/* Is name prefix followed by a number ("node3", "initiator0")? */
+static bool is_numbered(const char *name, const char *prefix)
 {
+	size_t len = strlen(prefix);
 	const char *p;
 
-	if (strncmp(name, "initiator", 9) || !name[9])
+	if (strncmp(name, prefix, len) || !name[len])
 		return false;
-	for (p = name + 9; *p; p++)
+	for (p = name + len; *p; p++)
 		if (!isdigit((unsigned char)*p))
 			return false;
 	return true;
@@ -539,7 +541,7 @@ int wi_row_initiators(int *nodes, int max)
 	if (!d)
 		return -errno;
 	while ((de = readdir(d)) && n < max)
-		if (is_initiator_dir(de->d_name))
+		if (is_numbered(de->d_name, "initiator"))
 			nodes[n++] = atoi(de->d_name + 9);
 	closedir(d);
 	qsort(nodes, n, sizeof(*nodes), cmp_int);
@@ -680,14 +682,7 @@ int wi_auto_weights(unsigned int *w)
 
 static bool is_node_file(const char *name)
 {
-	const char *p;
-
-	if (strncmp(name, "node", 4) || !name[4])
-		return false;
-	for (p = name + 4; *p; p++)
-		if (!isdigit((unsigned char)*p))
-			return false;
-	return true;
+	return is_numbered(name, "node");
 }
 
 void wi_state_save(void)
