@@ -39,10 +39,12 @@ static const char *const tev_held_out[] = {
  * learned the machine it runs on (from bwapd profile's measured model),
  * gh-2s and clique-2x4 before the profile's model was studied on
  * nps4-cxl and hbm-2s, cxl-lopsided-2s and tri-cxl before the next
- * change of the tuner or the profile.
+ * change of the tuner or the profile, chain-2x2 and max-snc4 before the
+ * one after it.
  */
 static const char *const tev_unseen[] = {
 	"snc-cxl-pool", "gh-2s", "clique-2x4", "cxl-lopsided-2s", "tri-cxl",
+	"chain-2x2", "max-snc4",
 };
 static const char *const tev_workloads[] = {
 	"bandwidth-bound", "latency-bound", "mixed", "private-heavy",
@@ -243,7 +245,8 @@ static inline const char *tev_other_machine(const char *machine)
 		"bwap-a", "bwap-b", "haswell-2s-8c", "haswell-2s-18c",
 		"dram-cxl", "ring-8", "cxl-2s4", "snc-2s", "tiers-3",
 		"ladder-8", "snc-cxl-pool", "nps4-cxl", "hbm-2s", "gh-2s",
-		"clique-2x4", "cxl-lopsided-2s", "tri-cxl",
+		"clique-2x4", "cxl-lopsided-2s", "tri-cxl", "chain-2x2",
+		"max-snc4",
 	};
 	struct bwm_machine m, o;
 	char msg[256];
