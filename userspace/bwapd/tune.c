@@ -21,9 +21,10 @@
  * machine, and the DWP search tunes without it.  One that does is
  * calibrated to them (calibrate()).  Every prediction is checked by
  * the measurement that follows it.  One from a fit of two points or more
- * that misses by over 3 % hands the tuning to the DWP search, run as it
- * would have run without the model, with max_steps of its own; the best
- * setting either found stays.  Where the model's checks held, the DWP
+ * that misses by over 3 %, or a model none of whose settings beat the
+ * start, hands the tuning to the DWP search, run as it would have run
+ * without the model, with max_steps of its own; the best setting either
+ * found stays.  Where the model's checks held, the DWP
  * line is climbed from the DWP of its best setting all the same (a model
  * borne out near the start can still be wrong further away), and the
  * better of the two stays.
@@ -653,9 +654,12 @@ static int next_setting(const struct tuner *tu, double *f, double *g)
  * worth a step and its settings keep helping, or miss once.  Where the
  * model's gain ends, the DWP line around its best setting checks it
  * (line_search(), "verify"): a model that fits the points can still be
- * wrong beyond them.  1 when the model's settings never helped, or when
- * a prediction from a fit of two points or more missed by more than
- * MODEL_WRONG: the DWP search takes over.
+ * wrong beyond them.  1 when the model proposed settings and none of
+ * them helped (it has taught nothing, and the check, which stops at the
+ * first setting that does not help, would stop in the noise of a flat
+ * stretch the DWP search walks), or when a prediction from a fit of two
+ * points or more missed by more than MODEL_WRONG: the DWP search takes
+ * over.
  */
 static int predict(struct tuner *tu)
 {
@@ -688,7 +692,7 @@ static int predict(struct tuner *tu)
 			return !helped_once;
 		}
 	}
-	return ret;
+	return ret ? ret : tu->r->predicted && !helped_once;
 }
 
 /*

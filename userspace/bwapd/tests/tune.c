@@ -294,6 +294,41 @@ TEST(wrong_model_no_worse_than_the_dwp_search)
 	EXPECT_LT(60, wr.nr);
 }
 
+/*
+ * A wrong model whose settings never beat the start: gh-2s,
+ * latency-bound on both superchips, the machine off in its figures and
+ * its structure as bench-tuner perturbs it (seeds 1000 on), the
+ * application's counters seeded as there (11 on).  With one seed the
+ * model's best shot is far worse than the start and nothing it proposes
+ * after helps; the DWP line, flat within the noise for half its length,
+ * rises to DWP 1.  The DWP search walks the flat stretch; the tuner,
+ * having learnt nothing from the model, must walk it too, seed by seed
+ * no more than 1 % below the DWP search.
+ */
+TEST(model_that_never_helps_costs_no_more_than_the_dwp_search)
+{
+	struct bwm_machine m, view;
+	struct bwm_workload wl;
+	double canon[BWM_MAX_NODES];
+	struct tev_run dwp, r;
+	char why[256];
+	int s;
+
+	ASSERT_EQ(0, bwm_test_load("gh-2s", "latency-bound", 3, &m, &wl));
+	ASSERT_EQ(0, tev_canonical(&m, 3, canon));
+	for (s = 0; s < 5; s++) {
+		tev_wrong_structure(&m, 0.30, 1000 + s, &view);
+		ASSERT_EQ(0, tev_tune(&m, NULL, &wl, canon, 1, TEV_DWP, 11 + s,
+				      0.01, &dwp, why, sizeof(why))) TH_LOG("%s", why);
+		ASSERT_EQ(0, tev_tune(&m, &view, &wl, canon, 1, TEV_PREDICT,
+				      11 + s, 0.01, &r, why, sizeof(why)))
+			TH_LOG("%s", why);
+		EXPECT_GE(r.of_opt, 0.99 * dwp.of_opt)
+			TH_LOG("seed %d: %.2f GB/s after %d steps, the DWP search %.2f",
+			       s, r.of_opt, r.steps, dwp.of_opt);
+	}
+}
+
 /* What the counters give at n settings on the DWP line: wl's own figures. */
 static int measure(const struct bwm_machine *m, const struct bwm_workload *wl,
 		   const double *canon, const double *dwp, int n,
