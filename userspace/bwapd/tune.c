@@ -24,10 +24,10 @@
  * that misses by over 3 %, or a model none of whose settings beat the
  * start, hands the tuning to the DWP search, run as it would have run
  * without the model, with max_steps of its own; the best setting either
- * found stays.  Where the model's checks held, the DWP
- * line is climbed from the DWP of its best setting all the same (a model
- * borne out near the start can still be wrong further away), and the
- * better of the two stays.
+ * found stays.  Where the model's checks held, the DWP line is climbed
+ * from the DWP of its best setting all the same (a model borne out near
+ * the start can still be wrong further away), and the better of the two
+ * stays.
  *
  * Without the model it is the paper's DWP tuner (BWAP section III-B).
  * DWP d moves the canonical page shares towards the worker nodes: the
