@@ -40,11 +40,12 @@ static const char *const tev_held_out[] = {
  * gh-2s and clique-2x4 before the profile's model was studied on
  * nps4-cxl and hbm-2s, cxl-lopsided-2s and tri-cxl before the next
  * change of the tuner or the profile, chain-2x2 and max-snc4 before the
- * one after it.
+ * one after it, mesh-2x3 and uneven-2s-cxl before the tuner ranks its
+ * settings by anything but the stalls of all threads together.
  */
 static const char *const tev_unseen[] = {
 	"snc-cxl-pool", "gh-2s", "clique-2x4", "cxl-lopsided-2s", "tri-cxl",
-	"chain-2x2", "max-snc4",
+	"chain-2x2", "max-snc4", "mesh-2x3", "uneven-2s-cxl",
 };
 static const char *const tev_workloads[] = {
 	"bandwidth-bound", "latency-bound", "mixed", "private-heavy",
@@ -246,7 +247,7 @@ static inline const char *tev_other_machine(const char *machine)
 		"dram-cxl", "ring-8", "cxl-2s4", "snc-2s", "tiers-3",
 		"ladder-8", "snc-cxl-pool", "nps4-cxl", "hbm-2s", "gh-2s",
 		"clique-2x4", "cxl-lopsided-2s", "tri-cxl", "chain-2x2",
-		"max-snc4",
+		"max-snc4", "mesh-2x3", "uneven-2s-cxl",
 	};
 	struct bwm_machine m, o;
 	char msg[256];

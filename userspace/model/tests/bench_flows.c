@@ -13,7 +13,7 @@ static const char *const machines[] = {
 	"bwap-a", "bwap-b", "haswell-2s-8c", "haswell-2s-18c", "dram-cxl",
 	"ring-8", "cxl-2s4", "snc-2s", "tiers-3", "ladder-8", "snc-cxl-pool",
 	"nps4-cxl", "hbm-2s", "gh-2s", "clique-2x4", "cxl-lopsided-2s",
-	"tri-cxl", "chain-2x2", "max-snc4",
+	"tri-cxl", "chain-2x2", "max-snc4", "mesh-2x3", "uneven-2s-cxl",
 };
 
 #define NR_MACHINES	((int)(sizeof(machines) / sizeof(machines[0])))
