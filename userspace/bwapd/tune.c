@@ -689,9 +689,10 @@ static int predict(struct tuner *tu)
 			helped_once = 1;
 		} else if (++missed == 2) {
 			/* twice wrong in a row: the model is off here */
-			return !helped_once;
+			break;
 		}
 	}
+	/* proposed settings, none of which helped: the DWP search's turn */
 	return ret ? ret : tu->r->predicted && !helped_once;
 }
 
