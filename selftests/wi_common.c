@@ -542,7 +542,7 @@ int wi_row_initiators(int *nodes, int max)
 		return -errno;
 	while ((de = readdir(d)) && n < max)
 		if (is_numbered(de->d_name, "initiator"))
-			nodes[n++] = atoi(de->d_name + 9);
+			nodes[n++] = atoi(de->d_name + strlen("initiator"));
 	closedir(d);
 	qsort(nodes, n, sizeof(*nodes), cmp_int);
 	return n;
@@ -680,11 +680,6 @@ int wi_auto_weights(unsigned int *w)
 	return 0;
 }
 
-static bool is_node_file(const char *name)
-{
-	return is_numbered(name, "node");
-}
-
 void wi_state_save(void)
 {
 	struct dirent *de;
@@ -698,7 +693,7 @@ void wi_state_save(void)
 		char path[PATH_MAX];
 		int i = wi_saved.nr;
 
-		if (de->d_name[0] == '.' || is_node_file(de->d_name))
+		if (de->d_name[0] == '.' || is_numbered(de->d_name, "node"))
 			continue;
 		snprintf(path, sizeof(path), WI_SYSFS_DIR "/%s", de->d_name);
 		if (wi_read_file(path, wi_saved.value[i],
@@ -723,7 +718,7 @@ int wi_state_restore(void)
 	while ((de = readdir(d))) {
 		int node;
 
-		if (!is_node_file(de->d_name))
+		if (!is_numbered(de->d_name, "node"))
 			continue;
 		node = atoi(de->d_name + 4);
 		if (wi_read_weight(node) != 1 && wi_set_weight(node, 1))
