@@ -129,8 +129,10 @@ static const struct optdef {
 	{ "dwp-search", K_FLAG, O(tune.dwp_only), 0, 0, TUNERS, NULL,
 	  "search DWP only, even with --model (which otherwise predicts the\n"
 	  "whole weight vector and refines it)" },
-	{ "metric", K_METRIC, O(tune.metric), 0, 0, TUNERS, "rate|instruction",
-	  "stalled cycles per second, or per instruction" },
+	{ "metric", K_METRIC, O(tune.metric), 0, 0, TUNERS, "rate|instruction|node",
+	  "stalled cycles per second, per instruction, or per instruction\n"
+	  "of the worker node whose threads stall most (the default where\n"
+	  "counted by node, else per instruction where counted)" },
 	{ "min-mapi", K_DBL, O(tune.min_mapi), 0, 1e9, TUNERS, "M",
 	  "below M memory accesses per instruction: left at DWP 0" },
 	{ "rate", K_DBL, O(tune.migrate.pages_per_s), 0, 1e12, TUNERS, "PAGES",
@@ -271,6 +273,8 @@ static int opt_value(const struct optdef *d, const char *arg, struct opts *o)
 			o->tune.metric = BWAPD_STALL_RATE;
 		else if (!strcmp(arg, "instruction"))
 			o->tune.metric = BWAPD_STALLS_PER_INSN;
+		else if (!strcmp(arg, "node"))
+			o->tune.metric = BWAPD_NODE_STALLS_PER_INSN;
 		else
 			break;
 		return 0;
@@ -444,8 +448,9 @@ int opts_metric(const int *seen, struct opts *o, const char *where)
 		return 0;
 	if (seen[opts_index("metric")] && o->tune.metric != BWAPD_STALL_RATE) {
 		bwapd_log(BWAPD_LOG_ERR, "%s: --forward-only measures stalls per "
-			  "second: it does not go with --metric instruction",
-			  where);
+			  "second: it does not go with --metric %s", where,
+			  o->tune.metric == BWAPD_NODE_STALLS_PER_INSN ?
+			  "node" : "instruction");
 		return EXIT_USAGE;
 	}
 	o->tune.metric = BWAPD_STALL_RATE;

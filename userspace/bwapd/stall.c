@@ -6,7 +6,12 @@
  * are scheduled together and multiplexed together: their ratios hold,
  * and the group's time enabled / running scales all of them.  Threads
  * created later are picked up by a rescan of /proc/PID/task at most every
- * STALL_SCAN_S; a thread that exits keeps its final counts.
+ * STALL_SCAN_S; a thread that exits keeps its final counts.  By node
+ * (stall_by_node), what a thread counted between two reads goes to the
+ * node of the CPU it last ran on, looked up at every rescan (reading a
+ * stat file per thread at every read would cost more than the reads):
+ * the threads of a node that waits for its memory more than the others
+ * show apart from them.
  *
  * The stall event is named, not encoded here: libpfm4 turns the name into
  * the perf_event_attr of the CPU it runs on, and the first name the CPU
@@ -31,6 +36,7 @@
 
 #include "caps.h"
 #include "stall.h"
+#include "threads.h"
 
 static const char *const stall_names[] = {
 	"CYCLE_ACTIVITY:STALLS_TOTAL",
@@ -134,7 +140,9 @@ static int open_group(struct stall *s, struct stall_thread *th, pid_t tid)
 {
 	int k;
 
+	memset(th, 0, sizeof(*th));
 	th->tid = tid;
+	th->node = -1;
 	for (k = 0; k < STALL_NR_EVENTS; k++)
 		th->fd[k] = -1;
 	for (k = 0; k < STALL_NR_EVENTS; k++) {
@@ -181,6 +189,24 @@ static int add_thread(struct stall *s, pid_t tid)
 	return 0;
 }
 
+/*
+ * The node of the CPU every thread last ran on; a thread gone, or not
+ * seen on a CPU with a node, keeps the one it had.
+ */
+static void find_nodes(struct stall *s)
+{
+	struct bwapd_thread now;
+	int i;
+
+	for (i = 0; s->cpu_node && i < s->nr; i++) {
+		struct stall_thread *th = &s->thread[i];
+
+		if (!bwapd_thread_read(s->pid, th->tid, &now) && now.cpu >= 0 &&
+		    now.cpu < s->nr_cpus && s->cpu_node[now.cpu] < BWAPD_MAX_NODES)
+			th->node = s->cpu_node[now.cpu];
+	}
+}
+
 static int scan_threads(struct stall *s)
 {
 	char path[64];
@@ -201,6 +227,7 @@ static int scan_threads(struct stall *s)
 		if (de->d_name[0] != '.')
 			ret = add_thread(s, (pid_t)atoi(de->d_name));
 	closedir(d);
+	find_nodes(s);
 	s->scans++;
 	s->last_scan = now_s();
 	return ret;
@@ -298,7 +325,7 @@ int stall_open(struct stall *s, pid_t pid, char *why, size_t len)
 
 /* One group: { nr, time enabled, time running, value[nr] }, scaled. */
 static int read_group(const struct stall *s, const struct stall_thread *th,
-		      uint64_t sum[STALL_NR_EVENTS])
+		      uint64_t val[STALL_NR_EVENTS])
 {
 	uint64_t v[3 + STALL_NR_EVENTS];
 	ssize_t n = read(th->fd[0], v, sizeof(v));
@@ -308,28 +335,49 @@ static int read_group(const struct stall *s, const struct stall_thread *th,
 	    n < (ssize_t)((3 + v[0]) * sizeof(uint64_t)))
 		return -EIO;
 	for (k = 0; k < STALL_NR_EVENTS; k++) {
+		val[k] = 0;
 		if (!s->have[k])
 			continue;
 		if ((uint64_t)i >= v[0])
 			return -EIO;
 		if (v[2])
-			sum[k] += v[2] >= v[1] ? v[3 + i] :
-				  (uint64_t)((double)v[3 + i] * (double)v[1] /
-					     (double)v[2]);
+			val[k] = v[2] >= v[1] ? v[3 + i] :
+				 (uint64_t)((double)v[3 + i] * (double)v[1] /
+					    (double)v[2]);
 		i++;
 	}
 	return 0;
 }
 
+/* What thread th counted since the last read goes to its CPU's node. */
+static void add_by_node(struct stall *s, struct stall_thread *th,
+			const uint64_t val[STALL_NR_EVENTS])
+{
+	int k;
+
+	for (k = 0; k < STALL_NR_EVENTS; k++) {
+		/* scaled counts of a multiplexed group can step back a little */
+		if (th->node >= 0 && val[k] > th->last[k])
+			s->node[th->node][k] += val[k] - th->last[k];
+		if (val[k] > th->last[k])
+			th->last[k] = val[k];
+	}
+}
+
 int stall_read(struct stall *s, struct bwapd_counters *c)
 {
-	uint64_t sum[STALL_NR_EVENTS] = { 0 };
-	int i, ret = 0;
+	uint64_t sum[STALL_NR_EVENTS] = { 0 }, val[STALL_NR_EVENTS];
+	int i, k, ret = 0;
 
 	if (now_s() - s->last_scan >= s->scan_s)
 		ret = scan_threads(s);
-	for (i = 0; !ret && i < s->nr; i++)
-		ret = read_group(s, &s->thread[i], sum);
+	for (i = 0; !ret && i < s->nr; i++) {
+		ret = read_group(s, &s->thread[i], val);
+		for (k = 0; !ret && k < STALL_NR_EVENTS; k++)
+			sum[k] += val[k];
+		if (!ret && s->cpu_node)
+			add_by_node(s, &s->thread[i], val);
+	}
 	if (ret)
 		return ret;
 	c->stall_cycles = sum[STALL_EV_STALLS];
@@ -339,7 +387,21 @@ int stall_read(struct stall *s, struct bwapd_counters *c)
 	c->have = BWAPD_HAVE_STALLS;
 	if (s->have[STALL_EV_INSNS] && s->have[STALL_EV_MISSES])
 		c->have |= BWAPD_HAVE_MAPI;
+	if (s->cpu_node && s->have[STALL_EV_INSNS]) {
+		for (i = 0; i < BWAPD_MAX_NODES; i++) {
+			c->node_stall_cycles[i] = s->node[i][STALL_EV_STALLS];
+			c->node_instructions[i] = s->node[i][STALL_EV_INSNS];
+		}
+		c->have |= BWAPD_HAVE_NODES;
+	}
 	return 0;
+}
+
+void stall_by_node(struct stall *s, const uint16_t *cpu_node, int nr_cpus)
+{
+	s->cpu_node = cpu_node;
+	s->nr_cpus = nr_cpus;
+	find_nodes(s);
 }
 
 void stall_close(struct stall *s)

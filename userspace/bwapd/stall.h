@@ -24,6 +24,8 @@ enum { STALL_EV_STALLS, STALL_EV_CYCLES, STALL_EV_INSNS, STALL_EV_MISSES,
 struct stall_thread {
 	pid_t tid;
 	int fd[STALL_NR_EVENTS];	/* fd[0] leads the group; -1: absent */
+	uint64_t last[STALL_NR_EVENTS];	/* its counts at the last read */
+	int node;			/* of its CPU then; -1: not known */
 };
 
 struct stall {
@@ -35,6 +37,10 @@ struct stall {
 	double last_scan;
 	int scans;			/* how often /proc/PID/task was read */
 	char why[256];			/* the reason of the last error */
+	/* the node of every CPU, for counts by node (stall_by_node) */
+	const uint16_t *cpu_node;
+	int nr_cpus;
+	uint64_t node[BWAPD_MAX_NODES][STALL_NR_EVENTS];
 	int nr;
 	struct stall_thread thread[STALL_MAX_THREADS];
 };
@@ -58,6 +64,14 @@ int stall_open_events(struct stall *s, pid_t pid,
  * -EMFILE etc. with s->why when a new thread's group cannot be opened.
  */
 int stall_read(struct stall *s, struct bwapd_counters *c);
+/*
+ * Count by node too: every read adds what each thread counted since the
+ * last one to the node of the CPU it last ran on, cpu_node[cpu]
+ * (BWAPD_NO_NODE: none; the array must outlive s), as
+ * /proc/PID/task/TID/stat said now and at the last rescan.  A thread
+ * that moved since is counted where it was.
+ */
+void stall_by_node(struct stall *s, const uint16_t *cpu_node, int nr_cpus);
 void stall_close(struct stall *s);
 
 #endif /* BWAPD_STALL_H */

@@ -23,7 +23,7 @@ struct bwapd_status {
 	char placement[16];		/* "weights", "damon", "global", "model" */
 	char workers[64];
 	char state[16];			/* "tuning", "watching", "done", ... */
-	char metric[24];
+	char metric[48];
 	double dwp, stalls;
 	int steps, tunings;
 	uint64_t moved;

@@ -18,10 +18,18 @@ struct bwapd_counters {
 	uint64_t mem_accesses;		/* last-level cache misses */
 	uint64_t read_bytes;		/* the memory controllers' traffic */
 	uint64_t write_bytes;
+	/*
+	 * Stalled cycles and instructions by the node of the CPU each
+	 * thread ran on: the threads of the node that holds the others up
+	 * show there (BWAPD_HAVE_NODES).
+	 */
+	uint64_t node_stall_cycles[BWAPD_MAX_NODES];
+	uint64_t node_instructions[BWAPD_MAX_NODES];
 	unsigned int have;
 #define BWAPD_HAVE_STALLS	(1u << 0)
 #define BWAPD_HAVE_MAPI		(1u << 1)	/* instructions and accesses */
 #define BWAPD_HAVE_RW		(1u << 2)	/* read and write bytes */
+#define BWAPD_HAVE_NODES	(1u << 3)	/* the node_ counts */
 };
 
 /* What a migration did. */

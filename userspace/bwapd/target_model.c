@@ -11,7 +11,8 @@
  * every byte moved stands for cpu_ghz / demand instructions, and every 64
  * bytes is one last-level cache miss.  The memory controllers' counters split the
  * traffic into reads and writes (as uncore counters do for a machine
- * that runs one application).  All are as noisy as the other counters.
+ * that runs one application).  Stalls and instructions are counted by
+ * worker node too (node_run).  All are as noisy as the other counters.
  *
  * An application (bwm_app, bwapd_target_model_app) has more than its
  * workload: two phases that take turns, threads that are not equal,
@@ -33,6 +34,7 @@
  * interval).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +55,9 @@ struct world {
 	uint64_t stalls[BWM_MAX_CORUN], cycles[BWM_MAX_CORUN];
 	uint64_t insns[BWM_MAX_CORUN], accesses[BWM_MAX_CORUN];
 	uint64_t reads[BWM_MAX_CORUN], writes[BWM_MAX_CORUN];
+	/* by worker node, adding up to the above; split by node_rng */
+	uint64_t node_stalls[BWM_MAX_CORUN][BWAPD_MAX_NODES];
+	uint64_t node_insns[BWM_MAX_CORUN][BWAPD_MAX_NODES];
 	struct bwapd_target *real;	/* one workload in front of a process */
 	/* one application beyond its workload; wl[0] is its phase 0 */
 	int has_app, phase;
@@ -60,7 +65,7 @@ struct world {
 	struct bwm_prediction app_pred[BWM_APP_PHASES];
 	double left;			/* instructions left in the phase */
 	double noise;
-	struct bwm_rng rng;
+	struct bwm_rng rng, node_rng;
 };
 
 struct mtarget {
@@ -142,6 +147,67 @@ static uint64_t noisy(struct world *w, double v)
 	return (uint64_t)(v * bwm_noise_factor(&w->rng, w->noise) + 0.5);
 }
 
+/*
+ * Count inc split over the nodes as want[] says, each part as noisy as a
+ * counter (node_rng): the parts add up to inc.
+ */
+static void split(struct world *w, uint64_t inc, const double *want,
+		  uint64_t *to)
+{
+	double share[BWAPD_MAX_NODES], sum = 0;
+	uint64_t given = 0;
+	int c, last = -1;
+
+	for (c = 0; c < w->m.nr_nodes; c++)
+		if (want[c] > 0) {
+			share[c] = want[c] * bwm_noise_factor(&w->node_rng, w->noise);
+			sum += share[c];
+			last = c;
+		}
+	for (c = 0; c < last && sum > 0; c++)
+		if (want[c] > 0) {
+			uint64_t v = (uint64_t)((double)inc * share[c] / sum + 0.5);
+
+			v = v < inc - given ? v : inc - given;
+			to[c] += v;
+			given += v;
+		}
+	if (last >= 0)
+		to[last] += inc - given;
+}
+
+/*
+ * The stalls and instructions of workload i's threads (stalls, insns:
+ * what all of them counted over 'seconds') by worker node: a node's
+ * threads stall as their own rate lets them (the prediction's
+ * thread_gbps), and share the cycles 'unwaited' of all threads that did
+ * not wait for memory by their number (the application goes as its
+ * slowest thread: the faster ones wait for it, and retire no more than
+ * it does); 'other' of those stall anyway, the rest retire.
+ */
+static void node_run(struct world *w, int i, const struct bwm_workload *wl,
+		     const struct bwm_prediction *pr, double seconds,
+		     double unwaited, double other, uint64_t stalls,
+		     uint64_t insns)
+{
+	double n = bwm_workload_nr_threads(wl), hz = w->m.cpu_ghz * 1e9;
+	double demand = bwm_thread_demand(&w->m, wl);
+	double st[BWAPD_MAX_NODES] = { 0 }, in[BWAPD_MAX_NODES] = { 0 };
+	int c;
+
+	for (c = 0; c < w->m.nr_nodes; c++) {
+		double nt = wl->threads[c], mine = unwaited * nt / n;
+
+		if (!(nt > 0))
+			continue;
+		st[c] = nt * hz * fmax(0, 1 - pr->thread_gbps[c] / demand) *
+			seconds + other * mine;
+		in[c] = (1 - other) * mine;
+	}
+	split(w, stalls, st, w->node_stalls[i]);
+	split(w, insns, in, w->node_insns[i]);
+}
+
 /* seconds of the application's phase p: its counters go up */
 static void app_run(struct world *w, int p, double seconds)
 {
@@ -152,10 +218,15 @@ static void app_run(struct world *w, int p, double seconds)
 	double unwaited = bytes * w->m.cpu_ghz / bwm_thread_demand(&w->m, wl);
 	double os = w->app.other_stalls;
 
-	w->stalls[0] += noisy(w, pr->stall_rate * seconds + os * unwaited);
+	uint64_t stalls = noisy(w, pr->stall_rate * seconds + os * unwaited);
+	uint64_t insns;
+
+	w->stalls[0] += stalls;
 	w->cycles[0] += (uint64_t)(bwm_workload_nr_threads(wl) *
 				   w->m.cpu_ghz * 1e9 * seconds + 0.5);
-	w->insns[0] += noisy(w, (1 - os) * unwaited);
+	insns = noisy(w, (1 - os) * unwaited);
+	w->insns[0] += insns;
+	node_run(w, 0, wl, pr, seconds, unwaited, os, stalls, insns);
 	/* demand misses: reads and stores' reads, less what prefetches brought */
 	w->accesses[0] += noisy(w, bytes * wl->read * (1 - w->app.prefetch) /
 				   BWM_LINE_BYTES);
@@ -199,12 +270,17 @@ static int run(struct world *w, double seconds)
 	for (i = 0; i < w->nr; i++) {
 		const struct bwm_workload *wl = &w->wl[i];
 		double bytes = w->pred[i].throughput_gbps * 1e9 * seconds;
+		double unwaited = bytes * w->m.cpu_ghz / bwm_thread_demand(&w->m, wl);
+		uint64_t stalls = noisy(w, w->pred[i].stall_rate * seconds);
+		uint64_t insns;
 
-		w->stalls[i] += noisy(w, w->pred[i].stall_rate * seconds);
+		w->stalls[i] += stalls;
 		w->cycles[i] += (uint64_t)(bwm_workload_nr_threads(wl) *
 					   w->m.cpu_ghz * 1e9 * seconds + 0.5);
-		w->insns[i] += noisy(w, bytes * w->m.cpu_ghz /
-					bwm_thread_demand(&w->m, wl));
+		insns = noisy(w, unwaited);
+		w->insns[i] += insns;
+		node_run(w, i, wl, &w->pred[i], seconds, unwaited, 0, stalls,
+			 insns);
 		w->accesses[i] += noisy(w, bytes / BWM_LINE_BYTES);
 		w->reads[i] += noisy(w, bytes * wl->read);
 		w->writes[i] += noisy(w, bytes * (1 - wl->read));
@@ -227,7 +303,10 @@ static int m_counters(struct bwapd_target *t, struct bwapd_counters *c)
 	c->mem_accesses = w->accesses[i];
 	c->read_bytes = w->reads[i];
 	c->write_bytes = w->writes[i];
-	c->have = BWAPD_HAVE_STALLS | BWAPD_HAVE_MAPI | BWAPD_HAVE_RW;
+	memcpy(c->node_stall_cycles, w->node_stalls[i], sizeof(c->node_stall_cycles));
+	memcpy(c->node_instructions, w->node_insns[i], sizeof(c->node_instructions));
+	c->have = BWAPD_HAVE_STALLS | BWAPD_HAVE_MAPI | BWAPD_HAVE_RW |
+		  BWAPD_HAVE_NODES;
 	return 0;
 }
 
@@ -361,6 +440,7 @@ static int model_open(struct bwapd_target *t, int nr,
 	w->real = real;
 	w->noise = noise;
 	bwm_rng_seed(&w->rng, seed);
+	bwm_rng_seed(&w->node_rng, seed ^ 0x6e6f6465);
 	ret = 0;
 	if (app) {
 		w->has_app = 1;

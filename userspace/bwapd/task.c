@@ -710,9 +710,11 @@ int bwapd_target_process(struct bwapd_target *t, pid_t pid, int nr_nodes,
 	/* without counters the target is still steerable (closed loop) */
 	k->have_stall = !stall_open(&k->stall, pid, k->no_stall,
 				     sizeof(k->no_stall));
-	if (k->have_stall)
+	if (k->have_stall) {
 		snprintf(t->stall_event, sizeof(t->stall_event), "%s",
 			 k->stall.stall_event);
+		stall_by_node(&k->stall, k->cpu_node, k->nr_cpus);
+	}
 	return 0;
 }
 

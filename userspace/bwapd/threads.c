@@ -41,9 +41,27 @@ static int parse(const char *buf, struct bwapd_thread *t)
 	return 0;
 }
 
+int bwapd_thread_read(pid_t pid, pid_t tid, struct bwapd_thread *t)
+{
+	char path[64], buf[1024];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -ESRCH;	/* it has exited */
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	if (parse(buf, t))
+		return -ESRCH;
+	t->tid = tid;
+	return 0;
+}
+
 int bwapd_process_threads(pid_t pid, struct bwapd_thread *t, int max)
 {
-	char path[320], buf[1024];
+	char path[64];
 	struct dirent *de;
 	int n = 0;
 	DIR *d;
@@ -52,24 +70,10 @@ int bwapd_process_threads(pid_t pid, struct bwapd_thread *t, int max)
 	d = opendir(path);
 	if (!d)
 		return -ESRCH;
-	while (n < max && (de = readdir(d))) {
-		FILE *f;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", (int)pid,
-			 de->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;	/* it has just exited */
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = '\0';
-		fclose(f);
-		if (parse(buf, &t[n]))
-			continue;
-		t[n].tid = (pid_t)atoi(de->d_name);
-		n++;
-	}
+	while (n < max && (de = readdir(d)))
+		if (de->d_name[0] != '.' &&
+		    !bwapd_thread_read(pid, (pid_t)atoi(de->d_name), &t[n]))
+			n++;
 	closedir(d);
 	return n;
 }

@@ -15,6 +15,8 @@ struct bwapd_thread {
 	int cpu;			/* the CPU it last ran on */
 };
 
+/* Thread tid of pid now; -ESRCH once it is gone. */
+int bwapd_thread_read(pid_t pid, pid_t tid, struct bwapd_thread *t);
 /* Up to max threads of pid; how many, or -ESRCH once it is gone. */
 int bwapd_process_threads(pid_t pid, struct bwapd_thread *t, int max);
 

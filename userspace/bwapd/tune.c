@@ -122,13 +122,89 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+enum bwapd_metric bwapd_metric_of(const struct bwapd_tune_opts *o,
+				  unsigned int have)
+{
+	if (o->metric != BWAPD_METRIC_AUTO)
+		return o->metric;
+	if (have & BWAPD_HAVE_NODES)
+		return BWAPD_NODE_STALLS_PER_INSN;
+	return have & BWAPD_HAVE_MAPI ? BWAPD_STALLS_PER_INSN : BWAPD_STALL_RATE;
+}
+
+const char *bwapd_metric_name(enum bwapd_metric m)
+{
+	switch (m) {
+	case BWAPD_NODE_STALLS_PER_INSN:
+		return "slowest node's stalls/instruction";
+	case BWAPD_STALLS_PER_INSN:
+		return "stalls/instruction";
+	case BWAPD_CPI:
+		return "cycles/instruction";
+	default:
+		return "stalls/s";
+	}
+}
+
+/*
+ * A node's threads that retire this share of the instructions or less
+ * (a helper thread, one that ran there for a moment) say nothing of it.
+ */
+#define NODE_MIN_INSNS	0.05
+
+/*
+ * The stalled cycles per instruction of the worker node whose threads
+ * wait most, between readings a and b.  An application's threads go as
+ * fast as the slowest lets them (they share its work, they meet at its
+ * barriers), so the setting that helps the most stalled node helps the
+ * application; over all threads, a setting that speeds the others up
+ * while it slows that one down looks better than it is.
+ */
+static double node_stalls_per_insn(const struct bwapd_counters *a,
+				   const struct bwapd_counters *b, int nr)
+{
+	double total = 0, worst = 0;
+	int j;
+
+	for (j = 0; j < nr; j++)
+		total += (double)(b->node_instructions[j] - a->node_instructions[j]);
+	for (j = 0; j < nr; j++) {
+		double i = (double)(b->node_instructions[j] - a->node_instructions[j]);
+		double st = (double)(b->node_stall_cycles[j] - a->node_stall_cycles[j]);
+
+		if (i > 0 && i >= NODE_MIN_INSNS * total)
+			worst = fmax(worst, st / i);
+	}
+	return worst;
+}
+
+/* The metric m between readings a and b. */
+static double metric(enum bwapd_metric m, const struct bwapd_counters *a,
+		     const struct bwapd_counters *b, int nr_nodes)
+{
+	double dt = b->seconds - a->seconds;
+	double insns = b->instructions > a->instructions ?
+		       (double)(b->instructions - a->instructions) : 0;
+
+	switch (m) {
+	case BWAPD_NODE_STALLS_PER_INSN:
+		return node_stalls_per_insn(a, b, nr_nodes);
+	case BWAPD_STALLS_PER_INSN:
+		return insns > 0 ? (double)(b->stall_cycles - a->stall_cycles) / insns : 0;
+	case BWAPD_CPI:
+		return insns > 0 ? (double)(b->cycles - a->cycles) / insns : 0;
+	default:
+		return dt > 0 ? (double)(b->stall_cycles - a->stall_cycles) / dt : 0;
+	}
+}
+
 int bwapd_measure(struct bwapd_target *t, const struct bwapd_tune_opts *o,
 		  double *rate, double *mapi, double *se)
 {
 	double r[MAX_SAMPLES], insns = 0, acc = 0, sum = 0;
-	int per_insn, kept;
 	struct bwapd_counters a, b;
-	int k, have, ret;
+	enum bwapd_metric m;
+	int k, kept, have, ret;
 
 	ret = t->ops->counters(t, &a);
 	if (ret)
@@ -139,29 +215,22 @@ int bwapd_measure(struct bwapd_target *t, const struct bwapd_tune_opts *o,
 		return -EOPNOTSUPP;
 	}
 	have = a.have;
-	per_insn = o->metric == BWAPD_STALLS_PER_INSN || o->metric == BWAPD_CPI ||
-		   (o->metric == BWAPD_METRIC_AUTO && (a.have & BWAPD_HAVE_MAPI));
-	if (per_insn && !(a.have & BWAPD_HAVE_MAPI)) {
+	m = bwapd_metric_of(o, a.have);
+	if (m != BWAPD_STALL_RATE && !(a.have & BWAPD_HAVE_MAPI)) {
 		snprintf(t->why, sizeof(t->why), "no instruction counter");
 		return -EOPNOTSUPP;
 	}
+	if (m == BWAPD_NODE_STALLS_PER_INSN && !(a.have & BWAPD_HAVE_NODES)) {
+		snprintf(t->why, sizeof(t->why), "no counts by node");
+		return -EOPNOTSUPP;
+	}
 	for (k = 0; k < o->samples; k++) {
-		double dt;
-
 		ret = t->ops->wait(t, o->period / o->samples);
 		if (!ret)
 			ret = t->ops->counters(t, &b);
 		if (ret)
 			return ret;
-		dt = b.seconds - a.seconds;
-		if (per_insn)
-			r[k] = b.instructions > a.instructions ?
-			       (double)(o->metric == BWAPD_CPI ?
-					b.cycles - a.cycles :
-					b.stall_cycles - a.stall_cycles) /
-			       (double)(b.instructions - a.instructions) : 0;
-		else
-			r[k] = dt > 0 ? (double)(b.stall_cycles - a.stall_cycles) / dt : 0;
+		r[k] = metric(m, &a, &b, t->nr_nodes);
 		insns += (double)(b.instructions - a.instructions);
 		acc += (double)(b.mem_accesses - a.mem_accesses);
 		have &= b.have;

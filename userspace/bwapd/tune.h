@@ -44,9 +44,10 @@ struct bwapd_tune_opts {
 	int dwp_only;
 	double min_gain;		/* predicted gain worth a step, a share */
 	enum bwapd_metric {
-		BWAPD_METRIC_AUTO,	/* per instruction where counted */
-		BWAPD_STALL_RATE,	/* stalled cycles per second (paper) */
+		BWAPD_METRIC_AUTO,	/* the first of these counted: */
+		BWAPD_NODE_STALLS_PER_INSN,	/* ...of the worst worker node */
 		BWAPD_STALLS_PER_INSN,	/* stalled cycles per instruction */
+		BWAPD_STALL_RATE,	/* stalled cycles per second (paper) */
 		BWAPD_CPI,		/* cycles per instruction */
 	} metric;
 	double start;			/* DWP to start from (re-tuning) */
@@ -93,6 +94,14 @@ struct bwapd_tune_result {
 void bwapd_tune_opts_default(struct bwapd_tune_opts *o);
 /* -EINVAL if a parameter is out of range. */
 int bwapd_tune_opts_check(const struct bwapd_tune_opts *o);
+/*
+ * The metric o measures on counters that have 'have' (BWAPD_HAVE_*):
+ * o->metric, or for BWAPD_METRIC_AUTO the first one counted.
+ */
+enum bwapd_metric bwapd_metric_of(const struct bwapd_tune_opts *o,
+				  unsigned int have);
+/* Its name in bwapd's output: "stalls/s", "stalls/instruction", ... */
+const char *bwapd_metric_name(enum bwapd_metric m);
 /*
  * One period: the trimmed mean of the metric, MAPI (-1: not known) and,
  * if se is not NULL, the standard error of the mean.

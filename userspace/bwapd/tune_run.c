@@ -306,13 +306,11 @@ int tune_run(const struct tune_run *run, struct bwapd_tune_opts to)
 	snprintf(l.st.workers, sizeof(l.st.workers), "%s", list);
 	{
 		struct bwapd_counters c;
-		int per_insn = to.metric == BWAPD_STALLS_PER_INSN ||
-			       (to.metric == BWAPD_METRIC_AUTO &&
-				!t->ops->counters(t, &c) &&
-				(c.have & BWAPD_HAVE_MAPI));
 
+		if (t->ops->counters(t, &c))
+			c.have = 0;
 		snprintf(l.st.metric, sizeof(l.st.metric), "%s",
-			 per_insn ? "stalls/instruction" : "stalls/s");
+			 bwapd_metric_name(bwapd_metric_of(&to, c.have)));
 	}
 	snprintf(l.st.command, sizeof(l.st.command), "%s", run->command);
 	if (run->who) {

@@ -934,7 +934,7 @@ TEST_F(cli, tune_and_status)
 	EXPECT_NE(NULL, strstr(r.out, "does not exist: canonical weights of workers 0 from a profiling run now"));
 	EXPECT_NE(NULL, strstr(r.out, "model: DWP 0.")) TH_LOG("%s", r.out);
 	/* what counts the stalls is named */
-	EXPECT_NE(NULL, strstr(r.out, "tuning the model on workers 0 (model), "
+	EXPECT_NE(NULL, strstr(r.out, "tuning the model on workers 0 (model), slowest node's "
 			       "stalls/instruction counted by the model's stall cycles\n"))
 		TH_LOG("%s", r.out);
 	ASSERT_EQ(0, bwapd(&r, -1, "--run-dir %s status", rd));
@@ -957,7 +957,7 @@ TEST_F(cli, tune_and_status)
 	EXPECT_EQ(0, json_check(self->dir, r.out, 0,
 		"[(t['command'], t['target'], t['workers'], t['state'], t['stale'], t['metric'], "
 		"t['unit'], t['cgroup']) for t in d['tuners']] == "
-		"[('mixed', 'model', '0', 'watching', False, 'stalls/instruction', None, None)]"))
+		"[('mixed', 'model', '0', 'watching', False, \"slowest node's stalls/instruction\", None, None)]"))
 		TH_LOG("%s", r.out);
 	/* its result is in its output (a file) while it watches, not at exit */
 	snprintf(cmd, sizeof(cmd), "grep -q '^model: DWP [0-9.]* after [0-9]* steps' %s/watch.out",
@@ -1062,7 +1062,7 @@ TEST_F(cli, weights_notation)
 	EXPECT_EQ(NULL, strstr(r.out, "notation")) TH_LOG("%s", r.out);
 	/* the summary: where it left the weights, and what that gained */
 	EXPECT_NE(NULL, strstr(r.out, "model: DWP 0.100 after 1 steps, 479722 pages moved; "
-			       "weights 71,30,6,2; stalls/instruction 1.088 -> 1.075 "
+			       "weights 71,30,6,2; slowest node's stalls/instruction 1.088 -> 1.075 "
 			       "(1.2 % fewer)\n")) TH_LOG("%s", r.out);
 	ASSERT_EQ(0, bwapd(&r, -1, "%s --canonical 200:100:20:7", tune));
 	EXPECT_EQ(0, r.status) TH_LOG("%s", r.out);
@@ -1490,6 +1490,8 @@ TEST_F(cli, options_per_command)
 		  "--forward-only measures stalls per second" },
 		{ "tune --workload x --metric instruction --forward-only",
 		  "--forward-only measures stalls per second" },
+		{ "tune --workload x --forward-only --metric node",
+		  "second: it does not go with --metric node\n" },
 		{ "tune --pid", "--pid: needs a value" },
 		{ "--frobnicate status", "--frobnicate: no such option" },
 		{ "frobnicate", "frobnicate: no such command" },

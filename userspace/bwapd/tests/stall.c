@@ -4,9 +4,11 @@
  * software events stand in for the CPU's (this host may have no PMU).
  * One event group per thread, read as a group; new threads picked up on
  * the rescan clock, not at every read; a group that cannot be opened is
- * an error with the reason, not a thread that counts 0.
+ * an error with the reason, not a thread that counts 0.  Counts by node
+ * go to the node of the CPU each thread runs on.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 
@@ -140,6 +142,116 @@ TEST(threads_rescanned_on_a_slower_clock)
 	EXPECT_EQ(scans + 1, s.scans);
 	EXPECT_EQ(2, s.nr);
 	release(t);
+	stall_close(&s);
+}
+
+/* Touch n new pages: n page faults, the stand-in stall event. */
+static void fault_pages(int n)
+{
+	char *p = mmap(NULL, (size_t)n * 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int i;
+
+	if (p == MAP_FAILED)
+		return;
+	for (i = 0; i < n; i++)
+		((volatile char *)p)[i * 4096] = 1;
+	munmap(p, (size_t)n * 4096);
+}
+
+static int phase;
+
+static void wait_phase(int want)
+{
+	pthread_mutex_lock(&lock);
+	while (phase < want)
+		pthread_cond_wait(&cond, &lock);
+	pthread_mutex_unlock(&lock);
+}
+
+static void set_phase(int now)
+{
+	pthread_mutex_lock(&lock);
+	phase = now;
+	pthread_cond_broadcast(&cond);
+	pthread_mutex_unlock(&lock);
+}
+
+static int pin(pthread_t t, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return pthread_setaffinity_np(t, sizeof(set), &set);
+}
+
+static int far_cpu;
+
+/* On its own CPU: 256 faults once told, then it waits to be let go. */
+static void *far_thread(void *arg)
+{
+	int *ok = arg;
+
+	*ok = !pin(pthread_self(), far_cpu);
+	set_phase(1);
+	wait_phase(2);
+	fault_pages(256);
+	set_phase(3);
+	wait_phase(4);
+	return NULL;
+}
+
+/*
+ * Two threads on two CPUs the test puts on two nodes: each one's faults
+ * count on its own node, and the nodes add up to the whole.
+ */
+TEST(counts_by_the_node_of_the_cpu)
+{
+	static uint16_t cpu_node[BWAPD_MAX_CPUS];
+	struct bwapd_counters c0, c1;
+	int cpu[2], n = 0, i, ok = 0;
+	uint64_t sum = 0;
+	cpu_set_t old;
+	char why[256];
+	pthread_t t;
+
+	if (!can_count_self(why, sizeof(why)))
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, pthread_getaffinity_np(pthread_self(), sizeof(old), &old));
+	for (i = 0; i < CPU_SETSIZE && i < BWAPD_MAX_CPUS && n < 2; i++)
+		if (CPU_ISSET(i, &old))
+			cpu[n++] = i;
+	if (n < 2)
+		SKIP(return, "one CPU to run on");
+	for (i = 0; i < BWAPD_MAX_CPUS; i++)
+		cpu_node[i] = BWAPD_NO_NODE;
+	cpu_node[cpu[0]] = 0;
+	cpu_node[cpu[1]] = 1;
+	far_cpu = cpu[1];
+	ASSERT_EQ(0, pin(pthread_self(), cpu[0]));
+	phase = 0;
+	ASSERT_EQ(0, pthread_create(&t, NULL, far_thread, &ok));
+	wait_phase(1);
+	ASSERT_EQ(1, ok);
+	ASSERT_EQ(0, open_self(why, sizeof(why))) TH_LOG("%s", why);
+	ASSERT_EQ(2, s.nr);
+	stall_by_node(&s, cpu_node, BWAPD_MAX_CPUS);
+	ASSERT_EQ(0, stall_read(&s, &c0));
+	EXPECT_NE(0u, c0.have & BWAPD_HAVE_NODES);
+	set_phase(2);
+	wait_phase(3);
+	fault_pages(32);
+	ASSERT_EQ(0, stall_read(&s, &c1));
+	set_phase(4);
+	pthread_join(t, NULL);
+	pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
+	EXPECT_LE(c0.node_stall_cycles[1] + 256, c1.node_stall_cycles[1]);
+	EXPECT_LE(c0.node_stall_cycles[0] + 32, c1.node_stall_cycles[0]);
+	EXPECT_GT(c0.node_stall_cycles[0] + 256, c1.node_stall_cycles[0]);
+	for (i = 0; i < BWAPD_MAX_NODES; i++)
+		sum += c1.node_stall_cycles[i];
+	EXPECT_EQ(c1.stall_cycles, sum);
 	stall_close(&s);
 }
 
