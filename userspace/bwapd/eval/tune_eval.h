@@ -41,11 +41,13 @@ static const char *const tev_held_out[] = {
  * nps4-cxl and hbm-2s, cxl-lopsided-2s and tri-cxl before the next
  * change of the tuner or the profile, chain-2x2 and max-snc4 before the
  * one after it, mesh-2x3 and uneven-2s-cxl before the tuner ranks its
- * settings by anything but the stalls of all threads together.
+ * settings by anything but the stalls of all threads together,
+ * cxl-switch-2s and square-4s before the change after that.
  */
 static const char *const tev_unseen[] = {
 	"snc-cxl-pool", "gh-2s", "clique-2x4", "cxl-lopsided-2s", "tri-cxl",
-	"chain-2x2", "max-snc4", "mesh-2x3", "uneven-2s-cxl",
+	"chain-2x2", "max-snc4", "mesh-2x3", "uneven-2s-cxl", "cxl-switch-2s",
+	"square-4s",
 };
 static const char *const tev_workloads[] = {
 	"bandwidth-bound", "latency-bound", "mixed", "private-heavy",
@@ -247,7 +249,8 @@ static inline const char *tev_other_machine(const char *machine)
 		"dram-cxl", "ring-8", "cxl-2s4", "snc-2s", "tiers-3",
 		"ladder-8", "snc-cxl-pool", "nps4-cxl", "hbm-2s", "gh-2s",
 		"clique-2x4", "cxl-lopsided-2s", "tri-cxl", "chain-2x2",
-		"max-snc4", "mesh-2x3", "uneven-2s-cxl",
+		"max-snc4", "mesh-2x3", "uneven-2s-cxl", "cxl-switch-2s",
+		"square-4s",
 	};
 	struct bwm_machine m, o;
 	char msg[256];
