@@ -258,9 +258,10 @@ static void expect_auto_weights(struct __test_metadata *_metadata)
 	ASSERT_EQ(1, wi_auto_mode());
 	ASSERT_EQ(0, wi_auto_weights(want)) TH_LOG("no HMAT bandwidth");
 	n = wi_memory_nodes(mem, WI_MAX_NODES);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		EXPECT_EQ((int)want[mem[i]], wi_read_weight(mem[i]))
 			TH_LOG("auto weight of node %d", mem[i]);
+	}
 }
 
 static void hot_add_node(struct __test_metadata *_metadata,

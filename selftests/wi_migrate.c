@@ -311,14 +311,16 @@ TEST_F(wi_migrate, move_private_and_shared)
 
 	/* Any run of pages as long as a cycle holds each node's weight. */
 	wi_count_nodes(st, na, count);
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 2; i++) {
 		EXPECT_EQ((long)(na * w[i] / (w[0] + w[1])),
 			  count[self->nodes[i]])
 			TH_LOG("anonymous pages on node %d", self->nodes[i]);
+	}
 	wi_count_nodes(st + na, ns, count);
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 2; i++) {
 		EXPECT_EQ((long)(ns * global[i] / 4), count[self->nodes[i]])
 			TH_LOG("memfd pages on node %d", self->nodes[i]);
+	}
 	free(st);
 	munmap(buf, len);
 	close(fd);

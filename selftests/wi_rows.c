@@ -235,9 +235,10 @@ static void expect_effective(struct __test_metadata *_metadata,
 
 	ASSERT_LT(0, wi_get_task_weights(pidfd, vec, sizeof(vec),
 					 MPOL_WEIGHTS_EFFECTIVE));
-	for (i = 0; i < self->nr; i++)
+	for (i = 0; i < self->nr; i++) {
 		EXPECT_EQ(w[i], vec[self->nodes[i]])
 			TH_LOG("%s: node %d", what, self->nodes[i]);
+	}
 }
 
 TEST_F(rows, effective_weights_are_the_row_of_the_task)
@@ -413,10 +414,11 @@ static void expect_auto_rows(struct __test_metadata *_metadata)
 				from[mem[j]] = wi_node_bandwidth(mem[j]);
 		}
 		wi_weights_from_bw(from, want);
-		for (j = 0; j < nm; j++)
+		for (j = 0; j < nm; j++) {
 			EXPECT_EQ((int)want[mem[j]], wi_read_row(ini[i], mem[j]))
 				TH_LOG("row of node %d, node %d", ini[i],
 				       mem[j]);
+		}
 	}
 }
 

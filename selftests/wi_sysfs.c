@@ -161,10 +161,11 @@ TEST_F(wi_sysfs, default_weights)
 	}
 	if (mode == 0)
 		TH_LOG("auto is false: expecting weights of 1");
-	for (i = 0; i < self->nr; i++)
+	for (i = 0; i < self->nr; i++) {
 		EXPECT_EQ((int)want[self->nodes[i]],
 			  wi_read_weight(self->nodes[i]))
 			TH_LOG("node %d", self->nodes[i]);
+	}
 }
 
 static int write_auto(const char *s)
@@ -178,10 +179,11 @@ static void expect_weights(struct __test_metadata *_metadata,
 {
 	int i;
 
-	for (i = 0; i < self->nr; i++)
+	for (i = 0; i < self->nr; i++) {
 		EXPECT_EQ((int)want[self->nodes[i]],
 			  wi_read_weight(self->nodes[i]))
 			TH_LOG("%s: node %d", what, self->nodes[i]);
+	}
 }
 
 /*

@@ -22,10 +22,11 @@ TEST(presets_parse)
 	unsigned int i, j;
 
 	for (i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
-		for (j = 0; j < sizeof(workloads) / sizeof(workloads[0]); j++)
+		for (j = 0; j < sizeof(workloads) / sizeof(workloads[0]); j++) {
 			EXPECT_EQ(0, bwm_test_load(presets[i], workloads[j], 0,
 						   &m, &wl))
 				TH_LOG("preset %u with workload %u", i, j);
+		}
 }
 
 /* local read bandwidth over the lowest, over a given path */

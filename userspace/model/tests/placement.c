@@ -193,9 +193,10 @@ TEST(weights_parse_rejects)
 	uint8_t got[BWM_MAX_NODES];
 	unsigned int i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		EXPECT_EQ(-EINVAL, bwm_weights_parse(bad[i], got, BWM_MAX_NODES, NULL))
 			TH_LOG("bad[%u]", i);
+	}
 	EXPECT_EQ(-E2BIG, bwm_weights_parse("1,2,3", got, 2, NULL));
 }
 
