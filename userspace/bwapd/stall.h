@@ -68,8 +68,8 @@ int stall_read(struct stall *s, struct bwapd_counters *c);
  * Count by node too: every read adds what each thread counted since the
  * last one to the node of the CPU it last ran on, cpu_node[cpu]
  * (BWAPD_NO_NODE: none; the array must outlive s), as
- * /proc/PID/task/TID/stat said now and at the last rescan.  A thread
- * that moved since is counted where it was.
+ * /proc/PID/task/TID/stat said at the last rescan (and at this call).  A
+ * thread that moved since is counted where it was.
  */
 void stall_by_node(struct stall *s, const uint16_t *cpu_node, int nr_cpus);
 void stall_close(struct stall *s);

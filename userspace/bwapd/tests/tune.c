@@ -357,51 +357,47 @@ static void measured_step(void *arg, const struct bwapd_tune_step *st)
  * best it measured, four standard errors of the difference of two
  * settings' means at 1 % counter noise (10 samples kept a setting).
  */
+/* One case of tuner_keeps_the_fastest_setting_it_measured, five seeds. */
+static void fastest_case(struct __test_metadata *_metadata, void *arg,
+			 const char *mach, const char *work, uint32_t workers)
+{
+	const struct bwm_machine *view = profiled(_metadata, mach);
+	double canon[BWM_MAX_NODES];
+	struct bwm_workload wl;
+	struct bwm_machine m;
+	int *nr = arg, s;
+
+	ASSERT_NE(NULL, view);
+	ASSERT_EQ(0, bwm_test_load(mach, work, workers, &m, &wl));
+	ASSERT_EQ(0, tev_canonical(&m, workers, canon));
+	for (s = 0; s < 5; s++) {
+		struct measured_steps ms = { &m, &wl, 0 };
+		struct bwapd_tune_opts o;
+		struct bwapd_tune_result r;
+		struct bwapd_target t;
+		double g;
+
+		ASSERT_EQ(0, bwapd_target_model(&t, &m, &wl, 11 + s, 0.01, NULL));
+		bwapd_tune_opts_default(&o);
+		o.machine = view;
+		o.log = measured_step;
+		o.log_arg = &ms;
+		ASSERT_EQ(0, bwapd_tune(&t, canon, &o, &r)) TH_LOG("%s", t.why);
+		bwapd_target_close(&t);
+		g = tev_weights_gbps(&m, &wl, r.weights);
+		EXPECT_GE(g, 0.98 * ms.best)
+			TH_LOG("%s %s workers %x seed %d: left %.2f GB/s, measured %.2f",
+			       mach, work, workers, s, g, ms.best);
+		(*nr)++;
+	}
+}
+
 TEST(tuner_keeps_the_fastest_setting_it_measured)
 {
 	static const char *const mach[] = { "cxl-lopsided-2s", "chain-2x2" };
-	int i, k, s, j, nr = 0;
+	int nr = 0;
 
-	for (i = 0; i < TEV_NR(mach); i++) {
-		const struct bwm_machine *view = profiled(_metadata, mach[i]);
-		struct bwm_machine m;
-		uint32_t sets[3];
-		int ns;
-
-		ASSERT_NE(NULL, view);
-		ASSERT_EQ(0, bwm_test_load(mach[i], NULL, 0, &m, NULL));
-		ns = tev_worker_sets(&m, sets);
-		for (k = 0; k < TEV_NR(tev_workloads); k++)
-			for (j = 0; j < ns; j++)
-				for (s = 0; s < 5; s++) {
-					struct measured_steps ms = { &m, NULL, 0 };
-					struct bwapd_tune_opts o;
-					struct bwapd_tune_result r;
-					struct bwm_workload wl;
-					struct bwapd_target t;
-					double canon[BWM_MAX_NODES], g;
-
-					ASSERT_EQ(0, bwm_test_load(mach[i], tev_workloads[k],
-								   sets[j], &m, &wl));
-					ASSERT_EQ(0, tev_canonical(&m, sets[j], canon));
-					ms.wl = &wl;
-					ASSERT_EQ(0, bwapd_target_model(&t, &m, &wl, 11 + s,
-									0.01, NULL));
-					bwapd_tune_opts_default(&o);
-					o.machine = view;
-					o.log = measured_step;
-					o.log_arg = &ms;
-					ASSERT_EQ(0, bwapd_tune(&t, canon, &o, &r))
-						TH_LOG("%s", t.why);
-					bwapd_target_close(&t);
-					g = tev_weights_gbps(&m, &wl, r.weights);
-					EXPECT_GE(g, 0.98 * ms.best)
-						TH_LOG("%s %s workers %x seed %d: left %.2f GB/s, measured %.2f",
-						       mach[i], tev_workloads[k], sets[j], s, g,
-						       ms.best);
-					nr++;
-				}
-	}
+	each_case(_metadata, mach, TEV_NR(mach), fastest_case, &nr);
 	EXPECT_LT(30, nr);
 }
 
