@@ -183,14 +183,17 @@ static void dwp_case(struct __test_metadata *_metadata, void *arg,
 	double canon[BWM_MAX_NODES], d[128], g[128], best_dwp, dwp_gbps = 0;
 	double opt;
 	struct tev_run r, paper;
+	struct bwapd_tune_opts o;
 	char why[256];
 	int i, n;
 
 	ASSERT_EQ(0, bwm_test_load(mach, work, workers, &m, &wl));
 	ASSERT_EQ(0, tev_canonical(&m, workers, canon));
 	opt = tev_optimum(&m, &wl);
-	n = bwm_dwp_sweep(&m, &wl, canon, 0.01, BWM_DEFAULT_U8_ERR, d, g, NULL,
-			  128, &best_dwp);
+	/* the line of the weights the tuner writes (its u8 error) */
+	bwapd_tune_opts_default(&o);
+	n = bwm_dwp_sweep(&m, &wl, canon, 0.01, o.u8_err, d, g, NULL, 128,
+			  &best_dwp);
 	ASSERT_LT(0, n);
 	for (i = 0; i < n; i++)
 		dwp_gbps = fmax(dwp_gbps, g[i]);
