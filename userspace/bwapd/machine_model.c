@@ -667,6 +667,14 @@ static int fit_shared(struct bwapd_machine_model *mm, const struct phase *p,
 	return 1;
 }
 
+/* Does CPU node c's interconnect bound a phase that moves 'remote' GB/s? */
+static int interconnect_holds(const struct bwm_machine *m, int c, double remote)
+{
+	double in = m->node[c].interconnect_gbps;
+
+	return in > 0 && remote >= in * (1 - 1e-3);
+}
+
 /*
  * The figures that make the model answer every phase as the machine did:
  * a route is as wide as makes the latency under its phase's load the one
@@ -807,8 +815,14 @@ static void fit(struct bwapd_machine_model *mm, const struct phase *ph, int nr,
 			} else if ((p->kind == PH_INTERCONNECT || p->kind == PH_PAIR) &&
 				   !latency_explains(p, r, got, want) &&
 				   (got < want * (1 - SHARED_BELOW) ||
-				    mm->interconnect[c].origin == BWAPD_ORIGIN_MEASURED)) {
-				/* what no link explains: the node's interconnect */
+				    (mm->interconnect[c].origin == BWAPD_ORIGIN_MEASURED &&
+				     (got < want || interconnect_holds(m, c, want))))) {
+				/*
+				 * What no link explains: the node's
+				 * interconnect.  Raised only where it is what
+				 * holds the model's answer: a phase it does
+				 * not bound moves as much whatever its width.
+				 */
 				double now = m->node[c].interconnect_gbps;
 
 				m->node[c].interconnect_gbps = now > 0 ?
