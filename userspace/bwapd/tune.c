@@ -471,6 +471,40 @@ static int surely_worse(const struct tuner *tu)
 }
 
 /*
+ * A prediction this far from the measurement, from a fit of two points
+ * or more, where the fit of the application cannot be what is wrong: the
+ * model of the machine is wrong here.  While it predicts, the DWP search
+ * on the measurements alone takes over, from the start; while the DWP
+ * line checks its best, the check goes on as that search would.
+ */
+#define MODEL_WRONG	0.03
+
+/* The threads the target runs on each worker node; NULL if it cannot say. */
+static const int *known_threads(const struct tuner *tu, int *threads)
+{
+	struct bwapd_target *t = tu->t;
+
+	return t->ops->threads && !t->ops->threads(t, threads, t->nr_nodes) ?
+	       threads : NULL;
+}
+
+/* Did the model, fitted to the points before it, miss the last point? */
+static int model_missed(const struct tuner *tu)
+{
+	const struct bwapd_point *last = &tu->pt[tu->npts - 1];
+	int threads[BWAPD_MAX_NODES];
+	struct bwm_workload wl;
+	double g;
+
+	if (tu->npts < 3 ||
+	    bwapd_fit(&tu->view, tu->t->workers, known_threads(tu, threads),
+		      tu->pt, tu->npts - 1, &wl, NULL, NULL))
+		return 0;
+	g = bwapd_fit_gbps(&tu->view, &wl, last->frac);
+	return g > 0 && fabs(last->gbps / g - 1) > MODEL_WRONG;
+}
+
+/*
  * Move from the best setting by 'by' while that helps, or while the
  * difference is within the noise of the measurements (a flat stretch
  * must not end the search); 1 if a better setting was found.
@@ -488,6 +522,8 @@ static int climb(struct tuner *tu, double by, const char *what, int *ret)
 		*ret = step(tu, d, what, 1);
 		if (*ret)
 			break;
+		if (tu->checking && model_missed(tu))
+			tu->checking = 0;
 		if (tu->best != before)
 			helped = 1;
 		else if (surely_worse(tu) || tu->checking)
@@ -679,12 +715,9 @@ static int next_setting(const struct tuner *tu, double *f, double *g)
 	double from[BWAPD_MAX_NODES], shot[BWAPD_MAX_NODES], best, range[2];
 	double gain = 0;
 	int n = t->nr_nodes, nv = 1, k, threads[BWAPD_MAX_NODES];
-	const int *known = NULL;
 
-	/* the threads it runs on each worker, where the target can say */
-	if (t->ops->threads && !t->ops->threads(t, threads, n))
-		known = threads;
-	if (bwapd_fit(m, t->workers, known, tu->pt, tu->npts, &v[0], NULL, range) ||
+	if (bwapd_fit(m, t->workers, known_threads(tu, threads), tu->pt,
+		      tu->npts, &v[0], NULL, range) ||
 	    bwm_weights_to_fractions(tu->best_w, n, from))
 		return -EINVAL;
 	if (range[1] > range[0] * 1.05) {
@@ -709,14 +742,6 @@ static int next_setting(const struct tuner *tu, double *f, double *g)
 	}
 	return gain > 1 + o->min_gain ? 0 : -EAGAIN;
 }
-
-/*
- * A prediction this far from the measurement, from a fit of two points
- * or more, where the fit of the application cannot be what is wrong: the
- * model of the machine is wrong here, and the DWP search on the
- * measurements alone takes over, from the start.
- */
-#define MODEL_WRONG	0.03
 
 /*
  * Predict, measure, fit again: next_setting() while it predicts a gain
@@ -772,7 +797,9 @@ static int predict(struct tuner *tu)
  * the best setting measured before beats its best beyond doubt.  Then the
  * better of the two.  As the check of a model's best ('what' "verify"), a
  * direction ends at the first setting that does not help, and the line is
- * refined only where it beat the model's best.
+ * refined only where it beat the model's best beyond doubt (a line within
+ * the noise of it has nothing the model's best has not); a check point
+ * the model missed (model_missed()) makes the check that search.
  */
 static int line_search(struct tuner *tu, double d0, const char *what)
 {
@@ -785,6 +812,7 @@ static int line_search(struct tuner *tu, double d0, const char *what)
 	if (tu->budget > MAX_POINTS - 2)
 		tu->budget = MAX_POINTS - 2;
 	d0 = clamp(tu, d0);
+	tu->checking = !strcmp(what, "verify");
 	for (i = 0; i < tu->nr && !(tu->line[i] && fabs(tu->d[i] - d0) < 1e-9); i++)
 		;
 	if (i == tu->nr) {
@@ -793,15 +821,17 @@ static int line_search(struct tuner *tu, double d0, const char *what)
 		ret = step(tu, d0, what, 1);
 		if (ret)
 			return ret;
+		if (tu->checking && model_missed(tu))
+			tu->checking = 0;
 		i = tu->nr - 1;
 	}
 	tu->best = tu->d[i];
 	tu->best_rate = tu->rate[i];
 	tu->best_se = tu->se[i];
 	memcpy(tu->best_w, tu->w[i], sizeof(tu->best_w));
-	tu->checking = !strcmp(what, "verify");
 	ret = coarse(tu);
-	if (!ret && (tu->checking ? tu->best_rate < nd_rate :
+	if (!ret && (tu->checking ? beyond_doubt(nd_rate, nd_se, tu->best_rate,
+						 tu->best_se) :
 		     !beyond_doubt(tu->best_rate, tu->best_se, nd_rate, nd_se)))
 		ret = fine(tu);
 	if (!ret && nd_rate < tu->best_rate) {
