@@ -66,15 +66,10 @@ int cmd_canonical_of(const struct opts *o, struct bwapd_backend *b,
 	if (!ret) {
 		r = bwapd_file_find(&f, workers);
 		if (!r && f.model) {
-			/* Eq. 5 on the model's own profiling run */
-			struct bwm_profile prof;
-
+			/* Eq. 5 on the benchmark run on the model */
 			memset(canon, 0, sizeof(*canon));
 			canon->workers = workers;
-			ret = bwm_profile_run(&f.model->m, workers, 1, 0, NULL, &prof);
-			if (!ret)
-				ret = bwm_canonical_fractions(prof.bw, t->nr_nodes,
-							      workers, frac);
+			ret = bwm_bench_canonical(&f.model->m, workers, frac);
 			if (!ret)
 				ret = bwm_fractions_to_u8(frac, t->nr_nodes,
 							  o->u8_err,

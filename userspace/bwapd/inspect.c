@@ -26,15 +26,11 @@ int inspect_predict(const struct bwm_machine *m, const struct bwm_workload *wl,
 		    double u8_err, uint8_t *weights, double *gbps,
 		    struct bwm_flat *flat)
 {
-	struct bwm_profile prof;
 	struct bwm_placement pl;
 	double frac[BWM_MAX_NODES], canon[BWM_MAX_NODES], g;
 	int ret;
 
-	ret = bwm_profile_run(m, wl->workers, 1, 0, NULL, &prof);
-	if (!ret)
-		ret = bwm_canonical_fractions(prof.bw, m->nr_nodes, wl->workers,
-					      frac);
+	ret = bwm_bench_canonical(m, wl->workers, frac);
 	if (ret)
 		return ret;
 	memcpy(canon, frac, sizeof(frac));

@@ -635,15 +635,11 @@ static double clamp_scale(double s)
 	return fmin(SCALE_MAX, fmax(SCALE_MIN, s));
 }
 
-/* The model's canonical shares of the workers (its own profiling run). */
+/* The model's canonical shares of the workers: the benchmark on it. */
 static int model_canonical(const struct bwm_machine *m, uint32_t workers,
 			   double *f)
 {
-	struct bwm_profile prof;
-
-	if (bwm_profile_run(m, workers, 1, 0, NULL, &prof))
-		return -EINVAL;
-	return bwm_canonical_fractions(prof.bw, m->nr_nodes, workers, f);
+	return bwm_bench_canonical(m, workers, f) ? -EINVAL : 0;
 }
 
 double bwapd_model_off(const struct bwm_machine *m, uint32_t workers,

@@ -403,9 +403,24 @@ int bwm_bench_flows_load(const struct bwm_machine *m, int nf,
 			 const struct bwm_flow *f, struct bwm_flow_result *r,
 			 double *ctrl_util, double *link_util);
 
+/*
+ * The profiling run as the benchmark's threads answer it: the phase of
+ * node 'node' (gbps[cpu] per worker node, 0 elsewhere), and every phase
+ * in turn (the same fields as bwm_profile_run()).  A real machine's
+ * profile measures this; bwm_profile_run() is its ideal.
+ */
+int bwm_bench_phase(const struct bwm_machine *m, uint32_t workers, int node,
+		    double noise, struct bwm_rng *rng, double *gbps);
+int bwm_profile_bench(const struct bwm_machine *m, uint32_t workers,
+		      double seconds, double noise, struct bwm_rng *rng,
+		      struct bwm_profile *out);
+
 /* Eq. 2/5 on a bandwidth matrix: frac[i] ~ min over workers bw[i][w]. */
 int bwm_canonical_fractions(const double bw[BWM_MAX_NODES][BWM_MAX_NODES],
 			    int nr_nodes, uint32_t workers, double *frac);
+/* ...on the benchmark's noise-free profiling run (bwm_profile_bench()). */
+int bwm_bench_canonical(const struct bwm_machine *m, uint32_t workers,
+			double *frac);
 
 /* ---- counters and actuators: the model backend ----------------------- */
 
@@ -444,6 +459,9 @@ uint64_t bwm_sim_stall_cycles(const struct bwm_sim *sim);
 /* Profiling run on the sim's machine with the sim's noise and rng. */
 int bwm_sim_profile(struct bwm_sim *sim, uint32_t workers, double seconds,
 		    struct bwm_profile *out);
+/* bwm_bench_phase() on the simulated machine, with its counter noise. */
+int bwm_sim_bench_phase(struct bwm_sim *sim, uint32_t workers, int node,
+			double *gbps);
 /* bwm_bench_flows() on the simulated machine, with its counter noise. */
 int bwm_sim_bench_flows(struct bwm_sim *sim, int nf, const struct bwm_flow *f,
 			struct bwm_flow_result *r);

@@ -164,6 +164,70 @@ int bwm_bench_flows_load(const struct bwm_machine *m, int nf,
 	return bench_flows(m, nf, f, 0, NULL, r, ctrl_util, link_util);
 }
 
+/*
+ * A phase of the profiling run as the benchmark's threads run it: every
+ * worker node's cores stream loads from node 'node', each node's threads
+ * a flow (bench_flows()).  Where they cannot keep a path full, too few
+ * lines in flight for its loaded latency, they get less than the ideal
+ * run above gives; a real profile counts what they get.
+ */
+int bwm_bench_phase(const struct bwm_machine *m, uint32_t workers, int node,
+		    double noise, struct bwm_rng *rng, double *gbps)
+{
+	struct bwm_flow f[BWM_MAX_CORUN];
+	struct bwm_flow_result r[BWM_MAX_CORUN];
+	int n = m->nr_nodes, nf = 0, c, ret;
+
+	if (!workers || (workers >> n) || node < 0 || node >= n)
+		return -EINVAL;
+	memset(f, 0, sizeof(f));
+	for (c = 0; c < n; c++) {
+		gbps[c] = 0;
+		if (!(workers & (1u << c)))
+			continue;
+		f[nf].cpu = c;
+		f[nf++].mem = 1u << node;
+	}
+	ret = bench_flows(m, nf, f, noise, rng, r, NULL, NULL);
+	if (ret)
+		return ret;
+	for (c = 0; c < nf; c++)
+		gbps[f[c].cpu] = r[c].gbps;
+	return 0;
+}
+
+int bwm_profile_bench(const struct bwm_machine *m, uint32_t workers,
+		      double seconds, double noise, struct bwm_rng *rng,
+		      struct bwm_profile *out)
+{
+	int n = m->nr_nodes, j, c, ret;
+	double phase = seconds / n;
+
+	if (!(seconds > 0))
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->workers = workers;
+	out->seconds = seconds;
+	for (j = 0; j < n; j++) {
+		ret = bwm_bench_phase(m, workers, j, noise, rng, out->bw[j]);
+		if (ret)
+			return ret;
+		for (c = 0; c < n; c++)
+			out->bytes[j][c] = out->bw[j][c] * 1e9 * phase;
+	}
+	return 0;
+}
+
+int bwm_bench_canonical(const struct bwm_machine *m, uint32_t workers,
+			double *frac)
+{
+	struct bwm_profile prof;
+	int ret = bwm_profile_bench(m, workers, 1, 0, NULL, &prof);
+
+	return ret ? ret : bwm_canonical_fractions(prof.bw, m->nr_nodes,
+						   workers, frac);
+}
+
 int bwm_canonical_fractions(const double bw[BWM_MAX_NODES][BWM_MAX_NODES],
 			    int nr_nodes, uint32_t workers, double *frac)
 {

@@ -115,6 +115,13 @@ int bwm_sim_profile(struct bwm_sim *sim, uint32_t workers, double seconds,
 			       &sim->rng, out);
 }
 
+int bwm_sim_bench_phase(struct bwm_sim *sim, uint32_t workers, int node,
+			double *gbps)
+{
+	return bwm_bench_phase(sim->m, workers, node, sim->noise, &sim->rng,
+			       gbps);
+}
+
 int bwm_sim_bench_flows(struct bwm_sim *sim, int nf, const struct bwm_flow *f,
 			struct bwm_flow_result *r)
 {

@@ -155,15 +155,14 @@ static inline double tev_optimum(const struct bwm_machine *m,
 	return ev.r[BWM_OPTIMUM].pred.throughput_gbps;
 }
 
-/* Canonical shares of the workers: Eq. 5 on the noise-free profiling run. */
+/*
+ * Canonical shares of the workers: Eq. 5 on the noise-free profiling run
+ * as the benchmark's threads get it, what bwapd profile measures.
+ */
 static inline int tev_canonical(const struct bwm_machine *m, uint32_t workers,
 				double *canon)
 {
-	struct bwm_profile prof;
-
-	if (bwm_profile_run(m, workers, 1, 0, NULL, &prof))
-		return -1;
-	return bwm_canonical_fractions(prof.bw, m->nr_nodes, workers, canon);
+	return bwm_bench_canonical(m, workers, canon) ? -1 : 0;
 }
 
 /*

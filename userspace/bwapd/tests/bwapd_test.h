@@ -29,18 +29,16 @@ static inline const char *preset(const char *name, char *buf, size_t len)
 
 /*
  * A workload of a preset bound to its workers, and the canonical
- * fractions of those workers (Eq. 5 on the noise-free profiling run):
+ * fractions of those workers (Eq. 5 on the benchmark's noise-free
+ * profiling run, what the model backend's profile measures):
  * where the tuner's tests start.  0, or -1 with the reason on stderr.
  */
 static inline int model_canonical(const char *machine, const char *workload,
 				  uint32_t workers, struct bwm_machine *m,
 				  struct bwm_workload *wl, double *canon)
 {
-	struct bwm_profile prof;
-
 	if (bwm_test_load(machine, workload, workers, m, wl) ||
-	    bwm_profile_run(m, workers, 1, 0, NULL, &prof) ||
-	    bwm_canonical_fractions(prof.bw, m->nr_nodes, workers, canon))
+	    bwm_bench_canonical(m, workers, canon))
 		return -1;
 	return 0;
 }

@@ -870,7 +870,6 @@ TEST(coscheduled)
 	struct bwapd_target t[2];
 	struct bwapd_tune_opts o;
 	struct bwapd_tune_result r;
-	struct bwm_profile prof;
 	double canon[BWM_MAX_NODES], fa[BWM_MAX_NODES] = { 1, 0, 0, 0 };
 	double floor = -1, iso_a, iso_b, alone_a, alone_b, co_a, co_b;
 	uint8_t w1[BWAPD_MAX_NODES] = { 0 }, own[BWAPD_MAX_NODES] = { 1, 0, 0, 0 };
@@ -878,8 +877,7 @@ TEST(coscheduled)
 
 	ASSERT_EQ(0, bwm_test_load("bwap-b", "latency-bound", 0x1, &m, &wl[0]));
 	ASSERT_EQ(0, bwm_test_load("bwap-b", "bandwidth-bound", 0xc, &m, &wl[1]));
-	ASSERT_EQ(0, bwm_profile_run(&m, 0xc, 1, 0, NULL, &prof));
-	ASSERT_EQ(0, bwm_canonical_fractions(prof.bw, 4, 0xc, canon));
+	ASSERT_EQ(0, bwm_bench_canonical(&m, 0xc, canon));
 	bwapd_tune_opts_default(&o);
 	/* B on its own nodes only: A undisturbed */
 	ASSERT_EQ(0, bwapd_dwp_weights(canon, 4, 0xc, 1, o.u8_err, w1));
