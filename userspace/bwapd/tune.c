@@ -699,10 +699,12 @@ static int calibrate(struct tuner *tu)
  * that predicts the largest gain over the best setting measured
  * (optimism where the points cannot tell: measuring it either finds the
  * gain or rules that view out).  0 and shares f if that gain is over
- * min_gain; *g: that view's prediction.
+ * min_gain; *g: that view's prediction, span[]: the least and the most
+ * any view predicts at f (what the application's open parameters allow).
  */
 #define NR_VIEWS	3
-static int next_setting(const struct tuner *tu, double *f, double *g)
+static int next_setting(const struct tuner *tu, double *f, double *g,
+			double *span)
 {
 	const struct bwapd_tune_opts *o = tu->o;
 	const struct bwm_machine *m = &tu->view;
@@ -736,7 +738,16 @@ static int next_setting(const struct tuner *tu, double *f, double *g)
 			memcpy(f, shot, sizeof(double) * n);
 		}
 	}
-	return gain > 1 + o->min_gain ? 0 : -EAGAIN;
+	if (!(gain > 1 + o->min_gain))
+		return -EAGAIN;
+	span[0] = span[1] = *g;
+	for (k = 0; k < nv; k++) {
+		double r = bwapd_fit_gbps(m, &v[k], f);
+
+		span[0] = fmin(span[0], r);
+		span[1] = fmax(span[1], r);
+	}
+	return 0;
 }
 
 /*
@@ -748,8 +759,9 @@ static int next_setting(const struct tuner *tu, double *f, double *g)
  * them helped (it has taught nothing, and the check, which stops at the
  * first setting that does not help, would stop in the noise of a flat
  * stretch the DWP search walks), or when a prediction from a fit of two
- * points or more missed by more than MODEL_WRONG: the DWP search takes
- * over.
+ * points or more missed by more than MODEL_WRONG what any view of the
+ * application allowed (a view the points left open can be what was
+ * wrong; the next fit rules it out): the DWP search takes over.
  */
 static int predict(struct tuner *tu)
 {
@@ -757,11 +769,12 @@ static int predict(struct tuner *tu)
 	int n = t->nr_nodes, ret = 0, missed = 0, helped_once = 0, fitted;
 
 	while (!ret && tu->r->steps < tu->budget) {
-		double from[BWAPD_MAX_NODES], f[BWAPD_MAX_NODES], g = -1;
+		double from[BWAPD_MAX_NODES], f[BWAPD_MAX_NODES], g = -1, span[2];
 		uint8_t w[BWAPD_MAX_NODES];
 
 		if (bwm_weights_to_fractions(tu->best_w, n, from) ||
-		    next_setting(tu, f, &g) || share_weights(tu, from, f, w) ||
+		    next_setting(tu, f, &g, span) ||
+		    share_weights(tu, from, f, w) ||
 		    measured_w(tu, w))
 			break;
 		tu->r->predicted = 1;
@@ -772,7 +785,8 @@ static int predict(struct tuner *tu)
 		if (ret)
 			break;
 		if (g > 0 && tu->npts > fitted && fitted >= 2 &&
-		    fabs(tu->pt[tu->npts - 1].gbps / g - 1) > MODEL_WRONG)
+		    (tu->pt[tu->npts - 1].gbps < span[0] * (1 - MODEL_WRONG) ||
+		     tu->pt[tu->npts - 1].gbps > span[1] * (1 + MODEL_WRONG)))
 			return 1;
 		if (!memcmp(tu->best_w, w, (size_t)n)) {
 			missed = 0;

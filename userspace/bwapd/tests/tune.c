@@ -119,7 +119,11 @@ static void predict_case(struct __test_metadata *_metadata, void *arg,
 		group[ty->group], mach, work, workers, opt, worst, steps);
 }
 
-TEST(predicting_tuner_reaches_the_optimum)
+/*
+ * One group of presets (0 tuned on, 1 held out, 2 unseen), a test of its
+ * own: each has the CPU time a test may use (bwm_test.h) to itself.
+ */
+static void predict_group(struct __test_metadata *_metadata, int h)
 {
 	static const char *const *const mach[3] = {
 		tev_tuned, tev_held_out, tev_unseen,
@@ -129,27 +133,38 @@ TEST(predicting_tuner_reaches_the_optimum)
 	};
 	static const char *const group[3] = { "tuned on", "held out", "unseen" };
 	double worst, median, mean;
-	static struct tally ty[3];
-	int h;
+	static struct tally ty;
 
-	memset(ty, 0, sizeof(ty));
+	memset(&ty, 0, sizeof(ty));
 	fprintf(stderr, "# %-8s %-15s %-16s %-4s | %8s | %6s %5s\n", "presets",
 		"machine", "workload", "set", "optimum", "worst", "steps");
-	for (h = 0; h < 3; h++) {
-		ty[h].group = h;
-		each_case(_metadata, mach[h], nm[h], predict_case, &ty[h]);
-	}
-	for (h = 0; h < 3; h++) {
-		tev_stats(ty[h].v, ty[h].nr, &worst, &median, &mean);
-		fprintf(stderr, "# %s: %d runs, worst %.4f, median %.4f of the optimum, at most %d steps; "
-			"the model kept the lead in %d runs, at most %d steps\n",
-			group[h], ty[h].nr, worst, median, ty[h].steps,
-			ty[h].led.runs, ty[h].led.steps);
-		EXPECT_GE(median, 0.995);
-		EXPECT_LT(30, ty[h].nr);
-	}
+	ty.group = h;
+	each_case(_metadata, mach[h], nm[h], predict_case, &ty);
+	tev_stats(ty.v, ty.nr, &worst, &median, &mean);
+	fprintf(stderr, "# %s: %d runs, worst %.4f, median %.4f of the optimum, at most %d steps; "
+		"the model kept the lead in %d runs, at most %d steps\n",
+		group[h], ty.nr, worst, median, ty.steps, ty.led.runs,
+		ty.led.steps);
+	EXPECT_GE(median, 0.995);
+	EXPECT_LT(30, ty.nr);
 	/* six measured steps at most, where its parameters were chosen */
-	EXPECT_LE(ty[0].steps, 6);
+	if (h == 0)
+		EXPECT_LE(ty.steps, 6);
+}
+
+TEST(predicting_tuner_reaches_the_optimum_tuned_on)
+{
+	predict_group(_metadata, 0);
+}
+
+TEST(predicting_tuner_reaches_the_optimum_held_out)
+{
+	predict_group(_metadata, 1);
+}
+
+TEST(predicting_tuner_reaches_the_optimum_unseen)
+{
+	predict_group(_metadata, 2);
 }
 
 /*
@@ -329,6 +344,42 @@ TEST(model_that_never_helps_costs_no_more_than_the_dwp_search)
 		EXPECT_GE(r.of_opt, 0.99 * dwp.of_opt)
 			TH_LOG("seed %d: %.2f GB/s after %d steps, the DWP search %.2f",
 			       s, r.of_opt, r.steps, dwp.of_opt);
+	}
+}
+
+/*
+ * Where the points leave the application's parallelism open, the tuner
+ * predicts with the view that promises most; a miss that another view
+ * the points allow explains is that view ruled out, not the machine's
+ * model wrong.  On ring-8, private-heavy on four workers, with the
+ * profile's model, the view of the largest parallelism predicted 83.0
+ * GB/s and the setting gave 76.4; taken for a wrong model, the tuning
+ * went to the DWP search in two seeds of five (12 steps, 0.9821 of the
+ * optimum).  The model keeps the lead, within 1 % of the optimum, in at
+ * most 8 steps.
+ */
+TEST(open_parallelism_miss_keeps_the_model)
+{
+	const struct bwm_machine *view = profiled(_metadata, "ring-8");
+	struct bwm_machine m;
+	struct bwm_workload wl;
+	double canon[BWM_MAX_NODES], opt;
+	struct tev_run r;
+	char why[256];
+	int s;
+
+	ASSERT_NE(NULL, view);
+	ASSERT_EQ(0, bwm_test_load("ring-8", "private-heavy", 0xf, &m, &wl));
+	ASSERT_EQ(0, tev_canonical(&m, 0xf, canon));
+	opt = tev_optimum(&m, &wl);
+	for (s = 0; s < 5; s++) {
+		ASSERT_EQ(0, tev_tune(&m, view, &wl, canon, opt, TEV_PREDICT,
+				      11 + s, 0.01, &r, why, sizeof(why)))
+			TH_LOG("%s", why);
+		EXPECT_TRUE(r.led && r.steps <= 8 && r.of_opt >= 0.99)
+			TH_LOG("seed %d: %.4f of the optimum after %d steps, %s",
+			       s, r.of_opt, r.steps,
+			       r.led ? "the model led" : "handed to the DWP search");
 	}
 }
 
