@@ -781,9 +781,17 @@ long bwm_search(const struct bwm_machine *m, const struct bwm_workload *wl,
  */
 long bwm_refine(const struct bwm_machine *m, const struct bwm_workload *wl,
 		double step, double min_step, double *frac, double *gbps);
+/*
+ * Hill climbing along ridges, where two bounds meet and no pair of nodes
+ * trading pages helps: 'step' of the pages from one node to two others
+ * alike, or from two alike to one, while that helps, then the step
+ * halved down to min_step.  Best after bwm_refine, from where it stopped.
+ */
+long bwm_ridge(const struct bwm_machine *m, const struct bwm_workload *wl,
+	       double step, double min_step, double *frac, double *gbps);
 
 /*
- * The same two searches for any objective: f(arg, frac) of the pages
+ * The same three searches for any objective: f(arg, frac) of the pages
  * spread by frac[] over nr_nodes nodes, larger is better, negative an
  * error (bwm_app_rate, for instance).
  */
@@ -792,5 +800,7 @@ long bwm_search_by(int nr_nodes, bwm_objective f, void *arg, int steps,
 		   double *best, double *best_v);
 long bwm_refine_by(int nr_nodes, bwm_objective f, void *arg, double step,
 		   double min_step, double *frac, double *v);
+long bwm_ridge_by(int nr_nodes, bwm_objective f, void *arg, double step,
+		  double min_step, double *frac, double *v);
 
 #endif /* BWMODEL_H */

@@ -301,12 +301,71 @@ static bool try_move(struct search *s, double *frac, int i, int j,
 	return false;
 }
 
-long bwm_refine_by(int nr_nodes, bwm_objective f, void *arg, double step,
-		   double min_step, double *frac, double *v)
+/* Pairs of nodes: i -> j; then towards and away from each vertex. */
+static bool sweep_pairs(struct search *s, double *frac, double step,
+			double *cur)
+{
+	bool improved = false;
+	int i, j;
+
+	for (i = 0; i < s->n; i++)
+		for (j = 0; j <= s->n; j++)
+			improved |= try_move(s, frac, i, j, step, cur);
+	return improved;
+}
+
+/*
+ * One move along a ridge, kept if it helps: step of the pages from node
+ * i to nodes j and k alike (a negative step: from j and k to i).
+ */
+static bool try_ridge(struct search *s, double *frac, int i, int j, int k,
+		      double step, double *cur)
+{
+	double f[BWM_MAX_NODES], g;
+
+	memcpy(f, frac, sizeof(double) * s->n);
+	f[i] -= step;
+	f[j] += step / 2;
+	f[k] += step / 2;
+	if (f[i] < 0 || f[j] < 0 || f[k] < 0)
+		return false;
+	g = eval_fractions(s, f);
+	if (!(g > *cur * (1 + 1e-12)))
+		return false;
+	*cur = g;
+	memcpy(frac, f, sizeof(double) * s->n);
+	return true;
+}
+
+/* Ridges: one node to two others alike, and back. */
+static bool sweep_ridges(struct search *s, double *frac, double step,
+			 double *cur)
+{
+	bool improved = false;
+	int i, j, k;
+
+	for (i = 0; i < s->n; i++)
+		for (j = 0; j < s->n; j++)
+			for (k = j + 1; k < s->n; k++) {
+				if (i == j || i == k)
+					continue;
+				improved |= try_ridge(s, frac, i, j, k, step,
+						      cur);
+				improved |= try_ridge(s, frac, i, j, k, -step,
+						      cur);
+			}
+	return improved;
+}
+
+/* Sweeps while they help, then the step halved down to min_step. */
+static long climb_by(int nr_nodes, bwm_objective f, void *arg, double step,
+		     double min_step, double *frac, double *v,
+		     bool (*sweep)(struct search *, double *, double,
+				   double *))
 {
 	struct search s;
 	double cur;
-	int i, j, ret;
+	int ret;
 
 	if (!(step > 0) || !(min_step > 0))
 		return -EINVAL;
@@ -316,30 +375,51 @@ long bwm_refine_by(int nr_nodes, bwm_objective f, void *arg, double step,
 	cur = eval_fractions(&s, frac);
 	if (cur < 0)
 		return (long)cur;
-	for (; step >= min_step; step /= 2) {
-		bool improved = true;
-
-		while (improved) {
-			improved = false;
-			/* i -> j; then towards and away from each vertex */
-			for (i = 0; i < s.n; i++)
-				for (j = 0; j <= s.n; j++)
-					improved |= try_move(&s, frac, i, j,
-							     step, &cur);
-		}
-	}
+	for (; step >= min_step; step /= 2)
+		while (sweep(&s, frac, step, &cur))
+			;
 	*v = cur;
 	return s.tried;
+}
+
+long bwm_refine_by(int nr_nodes, bwm_objective f, void *arg, double step,
+		   double min_step, double *frac, double *v)
+{
+	return climb_by(nr_nodes, f, arg, step, min_step, frac, v,
+			sweep_pairs);
+}
+
+long bwm_ridge_by(int nr_nodes, bwm_objective f, void *arg, double step,
+		  double min_step, double *frac, double *v)
+{
+	return climb_by(nr_nodes, f, arg, step, min_step, frac, v,
+			sweep_ridges);
+}
+
+/* A search of the throughput of wl on m by 'climb'. */
+static long climb_tput(const struct bwm_machine *m,
+		       const struct bwm_workload *wl, double step,
+		       double min_step, double *frac, double *gbps,
+		       long (*climb)(int, bwm_objective, void *, double,
+				     double, double *, double *))
+{
+	struct tput t;
+	int ret = tput_init(&t, m, wl);
+
+	return ret ? ret : climb(m->nr_nodes, tput_of, &t, step, min_step,
+				 frac, gbps);
 }
 
 long bwm_refine(const struct bwm_machine *m, const struct bwm_workload *wl,
 		double step, double min_step, double *frac, double *gbps)
 {
-	struct tput t;
-	int ret = tput_init(&t, m, wl);
+	return climb_tput(m, wl, step, min_step, frac, gbps, bwm_refine_by);
+}
 
-	return ret ? ret : bwm_refine_by(m->nr_nodes, tput_of, &t, step,
-					 min_step, frac, gbps);
+long bwm_ridge(const struct bwm_machine *m, const struct bwm_workload *wl,
+	       double step, double min_step, double *frac, double *gbps)
+{
+	return climb_tput(m, wl, step, min_step, frac, gbps, bwm_ridge_by);
 }
 
 static int result_weights(const struct bwm_machine *m,

@@ -162,4 +162,32 @@ TEST(optimum_beats_what_it_searched)
 	EXPECT_GE(opt, v);
 }
 
+/*
+ * A ridge: the least of nodes 1 and 2's shares, node 3's held at 0.1.
+ * From 0.4, 0.25, 0.25, 0.1 no pair of nodes trading pages helps, nor
+ * mixing with one node or leaving it (node 3's share moves); pages from
+ * node 0 to 1 and 2 alike do, up to 0, 0.45, 0.45, 0.1.
+ */
+static double ridge_of(void *arg, const double *frac)
+{
+	(void)arg;
+	return fmin(frac[1], frac[2]) - 3 * fabs(frac[3] - 0.1);
+}
+
+TEST(ridge_climbs_where_pairs_stop)
+{
+	const double start[4] = { 0.4, 0.25, 0.25, 0.1 };
+	double f[4], v;
+
+	memcpy(f, start, sizeof(f));
+	ASSERT_LT(0, bwm_refine_by(4, ridge_of, NULL, 0.1, 0.001, f, &v));
+	EXPECT_NEAR(0.25, v, 1e-9);
+	ASSERT_LT(0, bwm_ridge_by(4, ridge_of, NULL, 0.1, 0.001, f, &v));
+	EXPECT_NEAR(0.45, v, 1e-3);
+	EXPECT_NEAR(0.1, f[3], 1e-9);
+	EXPECT_NEAR(1, f[0] + f[1] + f[2] + f[3], 1e-9);
+	EXPECT_EQ(-EINVAL, bwm_ridge_by(4, ridge_of, NULL, 0, 0.001, f, &v));
+	EXPECT_EQ(-EINVAL, bwm_ridge_by(0, ridge_of, NULL, 0.1, 0.001, f, &v));
+}
+
 TEST_HARNESS_MAIN
