@@ -18,7 +18,9 @@
  * beside the DWP search (no model) and the paper's forward-only search.
  * By default the weights may leave nodes out (DAMON's destinations, the
  * model's); --keep-nodes tunes weights that keep every node (the
- * kernel's per-process weights).  With --app each seed tunes an
+ * kernel's per-process weights) and judges them against the optimum of
+ * such weights (tev_keep_optimum), saying what that costs against any
+ * weights' optimum.  With --app each seed tunes an
  * application beyond the workload (bwm_app_draw: the workload and the
  * next one as two phases, unequal threads, prefetches, write-backs,
  * stalls that are not memory stalls), judged by its instruction rate;
@@ -78,6 +80,9 @@ struct bench {
 	double noise, off;
 	const char *only;
 	struct acc all[3][NR_COLS];
+	/* --keep-nodes: the least optimum of such weights over any's */
+	double keep_cost[3];
+	char keep_case[3][96];
 };
 
 /* One machine, every worker set and workload; 0 or 1 (said why). */
@@ -110,7 +115,25 @@ static int machine(struct bench *be, int h, const char *name)
 				fprintf(stderr, "bench-tuner: %s\n", why);
 				return 1;
 			}
+			list[0] = 0;
+			for (j = 0; j < m.nr_nodes; j++)
+				if (sets[w] & (1u << j))
+					snprintf(list + strlen(list),
+						 sizeof(list) - strlen(list),
+						 "%s%d", nl++ ? "," : "", j);
 			opt = be->app ? 0 : tev_optimum(&m, &wl);
+			if (be->keep && !be->app) {
+				double any = opt;
+
+				opt = tev_keep_optimum(&m, &wl);
+				if (opt / any < be->keep_cost[h]) {
+					be->keep_cost[h] = opt / any;
+					snprintf(be->keep_case[h],
+						 sizeof(be->keep_case[h]),
+						 "%s %s on %s", name,
+						 tev_workloads[k], list);
+				}
+			}
 			memset(cs, 0, sizeof(cs));
 			for (s = 0; s < be->seeds; s++) {
 				static struct bwm_app app;
@@ -167,12 +190,6 @@ static int machine(struct bench *be, int h, const char *name)
 					add(&be->all[h][col], &r);
 				}
 			}
-			list[0] = 0;
-			for (j = 0; j < m.nr_nodes; j++)
-				if (sets[w] & (1u << j))
-					snprintf(list + strlen(list),
-						 sizeof(list) - strlen(list),
-						 "%s%d", nl++ ? "," : "", j);
 			printf("%-15s %-16s %-8s %8.2f |", name,
 			       tev_workloads[k], list, opt);
 			for (col = 0; col < NR_COLS; col++) {
@@ -220,7 +237,7 @@ int main(int argc, char **argv)
 {
 	static struct bench be = {
 		.seeds = 5, .noise = 0.01, .off = 0.30, .app_seed = 500,
-		.app_parts = TEV_APP_ALL,
+		.app_parts = TEV_APP_ALL, .keep_cost = { 1, 1, 1 },
 	};
 	static const char *const group[3] = {
 		"tuned on", "held out", "unseen",
@@ -321,6 +338,9 @@ int main(int argc, char **argv)
 				       a->led.runs, a->led.steps);
 			printf("\n");
 		}
+		if (be.keep && !be.app && be.keep_cost[h] < 1)
+			printf("# %-9s the optimum of weights that keep every node is at least %.4f of any weights' (least: %s)\n",
+			       group[h], be.keep_cost[h], be.keep_case[h]);
 	}
 	return 0;
 }
