@@ -248,7 +248,8 @@ int bwapd_best_shot(const struct bwm_machine *m,
 		double f[BWM_MAX_NODES], v, sum = 0;
 
 		memcpy(f, start[i], sizeof(double) * n);
-		if (bwm_refine(m, wl, 0.05, 0.002, f, &v) < 0)
+		if (bwm_refine(m, wl, 0.05, 0.002, f, &v) < 0 ||
+		    bwm_ridge(m, wl, 0.05, 0.002, f, &v) < 0)
 			return -EINVAL;
 		/* weights cannot leave a node out: the least they give it */
 		for (j = 0; j < n; j++) {

@@ -50,8 +50,9 @@ double bwapd_fit_gbps(const struct bwm_machine *m,
 		      const struct bwm_workload *wl, const double *frac);
 
 /*
- * The shares the model predicts best for wl, hill-climbing from 'from'
- * and from the best data-to-worker proximity of 'canonical'.  Without
+ * The shares the model predicts best for wl, hill-climbing (by pairs of
+ * nodes, then along ridges) from 'from' and from the best data-to-worker
+ * proximity of 'canonical'.  Without
  * leave_out every node that has a canonical share keeps at least
  * min_share (a weight cannot leave it out); *gbps the prediction.
  */
