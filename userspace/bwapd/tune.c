@@ -269,6 +269,7 @@ struct tuner {
 	 * first setting that does not help, not only at one surely worse.
 	 */
 	int checking;
+	double check_rate;	/* the model's best, which the check is to beat */
 	uint8_t best_w[BWAPD_MAX_NODES];
 	int nr;
 	double d[MAX_POINTS];		/* settings measured: DWP, */
@@ -505,6 +506,23 @@ static int model_missed(const struct tuner *tu)
 }
 
 /*
+ * Can the check's line, which just helped by going from a setting of
+ * metric 'was' to d, still beat the model's best further on?  Not if,
+ * helping as much at every step to the end of the line, it would not: a
+ * line that helps less the nearer it comes to its best (it has one)
+ * helps no more than that.
+ */
+static int out_of_reach(const struct tuner *tu, double by, double d,
+			double was)
+{
+	double end = by > 0 ? 1 : tu->floor;
+	double left = floor(fabs(end - d) / fabs(by) + 1e-9);
+	double per = was / tu->best_rate;
+
+	return per > 1 && tu->best_rate / pow(per, left) > tu->check_rate;
+}
+
+/*
  * Move from the best setting by 'by' while that helps, or while the
  * difference is within the noise of the measurements (a flat stretch
  * must not end the search); 1 if a better setting was found.
@@ -516,6 +534,7 @@ static int climb(struct tuner *tu, double by, const char *what, int *ret)
 
 	while (!*ret && tu->r->steps < tu->budget) {
 		double d = clamp(tu, from + by), before = tu->best;
+		double before_rate = tu->best_rate;
 
 		if (measured(tu, d))
 			break;
@@ -524,10 +543,13 @@ static int climb(struct tuner *tu, double by, const char *what, int *ret)
 			break;
 		if (tu->checking && model_missed(tu))
 			tu->checking = 0;
-		if (tu->best != before)
+		if (tu->best != before) {
 			helped = 1;
-		else if (surely_worse(tu) || tu->checking)
+			if (tu->checking && out_of_reach(tu, by, d, before_rate))
+				break;
+		} else if (surely_worse(tu) || tu->checking) {
 			break;
+		}
 		from = d;
 	}
 	return helped;
@@ -806,7 +828,8 @@ static int predict(struct tuner *tu)
  * it.  With a budget of max_steps of its own; the line is refined unless
  * the best setting measured before beats its best beyond doubt.  Then the
  * better of the two.  As the check of a model's best ('what' "verify"), a
- * direction ends at the first setting that does not help, and the line is
+ * direction ends at the first setting that does not help or from which
+ * the model's best is out of reach (out_of_reach()), and the line is
  * refined only where it beat the model's best beyond doubt (a line within
  * the noise of it has nothing the model's best has not); a check point
  * the model missed (model_missed()) makes the check that search.
@@ -823,6 +846,7 @@ static int line_search(struct tuner *tu, double d0, const char *what)
 		tu->budget = MAX_POINTS - 2;
 	d0 = clamp(tu, d0);
 	tu->checking = !strcmp(what, "verify");
+	tu->check_rate = nd_rate;
 	for (i = 0; i < tu->nr && !(tu->line[i] && fabs(tu->d[i] - d0) < 1e-9); i++)
 		;
 	if (i == tu->nr) {
