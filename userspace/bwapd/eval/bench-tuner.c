@@ -19,7 +19,7 @@
  * By default the weights may leave nodes out (DAMON's destinations, the
  * model's); --keep-nodes tunes weights that keep every node (the
  * kernel's per-process weights) and judges them against the optimum of
- * such weights (tev_keep_optimum), saying what that costs against any
+ * such weights (tev_optima), saying what that costs against any
  * weights' optimum.  With --app each seed tunes an
  * application beyond the workload (bwm_app_draw: the workload and the
  * next one as two phases, unequal threads, prefetches, write-backs,
@@ -105,7 +105,7 @@ static int machine(struct bench *be, int h, const char *name)
 	for (k = 0; k < TEV_NR(tev_workloads); k++) {
 		for (w = 0; w < ns; w++) {
 			struct bwm_workload wl;
-			double canon[BWM_MAX_NODES], opt;
+			double canon[BWM_MAX_NODES], opt, kopt = 0;
 			struct acc cs[NR_COLS];
 			char list[64];
 			int j, nl = 0;
@@ -121,11 +121,12 @@ static int machine(struct bench *be, int h, const char *name)
 					snprintf(list + strlen(list),
 						 sizeof(list) - strlen(list),
 						 "%s%d", nl++ ? "," : "", j);
-			opt = be->app ? 0 : tev_optimum(&m, &wl);
+			opt = be->app ? 0 : tev_optima(&m, &wl,
+							 be->keep ? &kopt : NULL);
 			if (be->keep && !be->app) {
 				double any = opt;
 
-				opt = tev_keep_optimum(&m, &wl);
+				opt = kopt;
 				if (opt / any < be->keep_cost[h]) {
 					be->keep_cost[h] = opt / any;
 					snprintf(be->keep_case[h],

@@ -200,22 +200,18 @@ static inline double tev_climb(struct tev_placed *p, double step,
 	return g;
 }
 
-static inline double tev_optimum_of(const struct bwm_machine *m,
-				    const struct bwm_workload *wl, int keep)
+/* The optimum from bwm_evaluate's result ev; with keep, of such weights. */
+static inline double tev_optimum_from(const struct bwm_machine *m,
+				      const struct bwm_workload *wl,
+				      const struct bwm_eval *ev, int keep)
 {
 	struct tev_placed p = { m, wl, keep };
 	int n = m->nr_nodes, s, j, k;
 	double top[TEV_OPT_KEPT][BWM_MAX_NODES], top_g[TEV_OPT_KEPT];
 	double step = 0.5 / tev_grid(m), best;
-	struct bwm_eval_opts eo;
 	struct bwm_rng rng;
-	struct bwm_eval ev;
 
-	bwm_eval_opts_default(&eo);
-	eo.search_steps = tev_grid(m);
-	if (bwm_evaluate(m, wl, &eo, &ev))
-		return -1;
-	best = keep ? -1 : ev.r[BWM_OPTIMUM].pred.throughput_gbps;
+	best = keep ? -1 : ev->r[BWM_OPTIMUM].pred.throughput_gbps;
 	for (k = 0; k < TEV_OPT_KEPT; k++)
 		top_g[k] = -1;
 	/* every start to 1 % of the pages; the best few on to 0.1 % */
@@ -223,10 +219,10 @@ static inline double tev_optimum_of(const struct bwm_machine *m,
 	for (s = 0; s < BWM_NR_STRATEGIES + TEV_OPT_DRAWN; s++) {
 		double f[BWM_MAX_NODES], sum = 0, g;
 
-		if (s < BWM_NR_STRATEGIES && !ev.r[s].valid)
+		if (s < BWM_NR_STRATEGIES && !ev->r[s].valid)
 			continue;
 		for (j = 0; j < n; j++) {
-			f[j] = s < BWM_NR_STRATEGIES ? ev.r[s].frac[j] :
+			f[j] = s < BWM_NR_STRATEGIES ? ev->r[s].frac[j] :
 			       -log(1 - bwm_rng_uniform(&rng));
 			sum += f[j];
 		}
@@ -248,20 +244,30 @@ static inline double tev_optimum_of(const struct bwm_machine *m,
 	return best;
 }
 
+/*
+ * The optimum of any weights; with keep not NULL, *keep that of weights
+ * that keep every node (what no tuner of such weights can pass: the
+ * weights' own cost apart from the tuner's), from one bwm_evaluate.
+ */
+static inline double tev_optima(const struct bwm_machine *m,
+				const struct bwm_workload *wl, double *keep)
+{
+	struct bwm_eval_opts eo;
+	struct bwm_eval ev;
+
+	bwm_eval_opts_default(&eo);
+	eo.search_steps = tev_grid(m);
+	if (bwm_evaluate(m, wl, &eo, &ev))
+		return -1;
+	if (keep)
+		*keep = tev_optimum_from(m, wl, &ev, 1);
+	return tev_optimum_from(m, wl, &ev, 0);
+}
+
 static inline double tev_optimum(const struct bwm_machine *m,
 				 const struct bwm_workload *wl)
 {
-	return tev_optimum_of(m, wl, 0);
-}
-
-/*
- * The optimum of weights that keep every node: what no tuner of such
- * weights can pass, the weights' own cost apart from the tuner's.
- */
-static inline double tev_keep_optimum(const struct bwm_machine *m,
-				      const struct bwm_workload *wl)
-{
-	return tev_optimum_of(m, wl, 1);
+	return tev_optima(m, wl, NULL);
 }
 
 /*
