@@ -276,6 +276,7 @@ struct tuner {
 	uint8_t w[MAX_POINTS][BWAPD_MAX_NODES];	/* weights */
 	uint8_t line[MAX_POINTS];	/* 1: on the DWP line */
 	double rate[MAX_POINTS], se[MAX_POINTS];	/* what each measured */
+	int pti[MAX_POINTS];		/* its point for the fit, or -1 */
 	int npts;			/* ... and points for the fit */
 	struct bwapd_point pt[MAX_POINTS];
 	struct bwm_machine view;	/* the model, calibrated */
@@ -366,7 +367,7 @@ static int apply(struct tuner *tu, const uint8_t *w, double d,
 	struct bwapd_target *t = tu->t;
 	struct bwapd_counters a, b;
 	struct bwapd_tune_step st;
-	int n = t->nr_nodes, ret;
+	int n = t->nr_nodes, npts = tu->npts, ret;
 
 	memset(&st, 0, sizeof(st));
 	st.step = measure && tu->nr ? tu->r->steps + 1 : tu->r->steps;
@@ -402,6 +403,7 @@ static int apply(struct tuner *tu, const uint8_t *w, double d,
 		tu->d[tu->nr] = d;
 		tu->rate[tu->nr] = st.stall_rate;
 		tu->se[tu->nr] = tu->last_se;
+		tu->pti[tu->nr] = tu->npts > npts ? tu->npts - 1 : -1;
 		memcpy(tu->w[tu->nr++], st.weights, sizeof(st.weights));
 		tu->r->stall_rate = st.stall_rate;
 		tu->last_rate = st.stall_rate;
@@ -489,6 +491,46 @@ static const int *known_threads(const struct tuner *tu, int *threads)
 	       threads : NULL;
 }
 
+/*
+ * The views of the application that npts points pt allow: the fit, or
+ * where they leave its parallelism open (a range of it fits them as
+ * well: at placements where bandwidth, not latency, bounds the run,
+ * every large parallelism fits), one at each end of the range and one
+ * between them.  How many.
+ */
+#define NR_VIEWS	3
+static int views(const struct tuner *tu, const struct bwapd_point *pt,
+		 int npts, struct bwm_workload *v)
+{
+	double range[2];
+	int threads[BWAPD_MAX_NODES];
+
+	if (bwapd_fit(&tu->view, tu->t->workers, known_threads(tu, threads),
+		      pt, npts, &v[0], NULL, range))
+		return -EINVAL;
+	if (!(range[1] > range[0] * 1.05))
+		return 1;
+	v[1] = v[2] = v[0];
+	v[0].mlp = sqrt(range[0] * range[1]);
+	v[1].mlp = range[0];
+	v[2].mlp = range[1];
+	return NR_VIEWS;
+}
+
+/* The least and the most the views predict at shares f. */
+static void view_span(const struct tuner *tu, const struct bwm_workload *v,
+		      int nv, const double *f, double *span)
+{
+	int k;
+
+	for (k = 0; k < nv; k++) {
+		double r = bwapd_fit_gbps(&tu->view, &v[k], f);
+
+		span[0] = k ? fmin(span[0], r) : r;
+		span[1] = k ? fmax(span[1], r) : r;
+	}
+}
+
 /* Did the model, fitted to the points before it, miss the last point? */
 static int model_missed(const struct tuner *tu)
 {
@@ -523,9 +565,74 @@ static int out_of_reach(const struct tuner *tu, double by, double d,
 }
 
 /*
+ * How far the model is from what was measured where it was not fitted:
+ * of every point, the relative distance of its traffic from what the
+ * views of the other points predict there (0 within their span);
+ * infinite with fewer than three points.
+ */
+static double model_error(const struct tuner *tu)
+{
+	struct bwapd_point others[MAX_POINTS];
+	struct bwm_workload v[NR_VIEWS];
+	double e = 0, span[2];
+	int i, nv, n = tu->npts;
+
+	if (n < 3)
+		return INFINITY;
+	for (i = 0; i < n; i++) {
+		const struct bwapd_point *p = &tu->pt[i];
+
+		memcpy(others, tu->pt, sizeof(others[0]) * (size_t)n);
+		others[i] = others[n - 1];
+		nv = views(tu, others, n - 1, v);
+		if (nv < 0)
+			return INFINITY;
+		view_span(tu, v, nv, p->frac, span);
+		if (!(span[0] > 0) || !(p->gbps > 0))
+			return INFINITY;
+		e = fmax(e, fmax(p->gbps / span[1] - 1, span[0] / p->gbps - 1));
+	}
+	return e;
+}
+
+/*
+ * Does the model rule out that the check's line gets better at DWP d?
+ * It does where the most its views predict there, raised by the most it
+ * missed any point by where it was not fitted (model_error()) and by the
+ * least gain worth a step, is still below what the line's best setting
+ * so far moved: the model says the line falls there, and a check
+ * direction ends at its first setting that does not help.  The check
+ * has measured the line next to the model's best by then, so the model
+ * has been tried on the line itself; with fewer than three points, or
+ * a point it missed widely, it rules nothing out.
+ */
+static int ruled_out(const struct tuner *tu, double d)
+{
+	struct bwm_workload v[NR_VIEWS];
+	uint8_t w[BWAPD_MAX_NODES];
+	double f[BWAPD_MAX_NODES], span[2], best = -1;
+	int n = tu->t->nr_nodes, i, nv;
+
+	for (i = 0; i < tu->nr; i++)
+		if (tu->pti[i] >= 0 && !memcmp(tu->w[i], tu->best_w, (size_t)n))
+			best = tu->pt[tu->pti[i]].gbps;
+	if (!(best > 0) ||
+	    bwapd_dwp_weights(tu->canonical, n, tu->t->workers, d,
+			      tu->o->u8_err, w) ||
+	    bwm_weights_to_fractions(w, n, f))
+		return 0;
+	nv = views(tu, tu->pt, tu->npts, v);
+	if (nv < 0)
+		return 0;
+	view_span(tu, v, nv, f, span);
+	return span[1] * (1 + model_error(tu) + tu->o->min_gain) < best;
+}
+
+/*
  * Move from the best setting by 'by' while that helps, or while the
  * difference is within the noise of the measurements (a flat stretch
- * must not end the search); 1 if a better setting was found.
+ * must not end the search); 1 if a better setting was found.  The
+ * check does not measure a setting its model rules out (ruled_out()).
  */
 static int climb(struct tuner *tu, double by, const char *what, int *ret)
 {
@@ -536,7 +643,7 @@ static int climb(struct tuner *tu, double by, const char *what, int *ret)
 		double d = clamp(tu, from + by), before = tu->best;
 		double before_rate = tu->best_rate;
 
-		if (measured(tu, d))
+		if (measured(tu, d) || (tu->checking && ruled_out(tu, d)))
 			break;
 		*ret = step(tu, d, what, 1);
 		if (*ret)
@@ -713,18 +820,14 @@ static int calibrate(struct tuner *tu)
 }
 
 /*
- * The model's next setting: the application fitted to every point so
- * far.  Where the points leave its parallelism open (a range of it fits
- * them as well: at placements where bandwidth, not latency, bounds the
- * run, every large parallelism fits), one view at each end of the range
- * and one between them.  The next setting is the best one of the view
- * that predicts the largest gain over the best setting measured
+ * The model's next setting: the views of the application that every
+ * point so far allows (views()).  The next setting is the best one of
+ * the view that predicts the largest gain over the best setting measured
  * (optimism where the points cannot tell: measuring it either finds the
  * gain or rules that view out).  0 and shares f if that gain is over
  * min_gain; *g: that view's prediction, span[]: the least and the most
  * any view predicts at f (what the application's open parameters allow).
  */
-#define NR_VIEWS	3
 static int next_setting(const struct tuner *tu, double *f, double *g,
 			double *span)
 {
@@ -732,21 +835,13 @@ static int next_setting(const struct tuner *tu, double *f, double *g,
 	const struct bwm_machine *m = &tu->view;
 	struct bwapd_target *t = tu->t;
 	struct bwm_workload v[NR_VIEWS];
-	double from[BWAPD_MAX_NODES], shot[BWAPD_MAX_NODES], best, range[2];
+	double from[BWAPD_MAX_NODES], shot[BWAPD_MAX_NODES], best;
 	double gain = 0;
-	int n = t->nr_nodes, nv = 1, k, threads[BWAPD_MAX_NODES];
+	int n = t->nr_nodes, nv, k;
 
-	if (bwapd_fit(m, t->workers, known_threads(tu, threads), tu->pt,
-		      tu->npts, &v[0], NULL, range) ||
-	    bwm_weights_to_fractions(tu->best_w, n, from))
+	nv = views(tu, tu->pt, tu->npts, v);
+	if (nv < 0 || bwm_weights_to_fractions(tu->best_w, n, from))
 		return -EINVAL;
-	if (range[1] > range[0] * 1.05) {
-		v[1] = v[2] = v[0];
-		v[0].mlp = sqrt(range[0] * range[1]);
-		v[1].mlp = range[0];
-		v[2].mlp = range[1];
-		nv = NR_VIEWS;
-	}
 	for (k = 0; k < nv; k++) {
 		double r;
 
@@ -762,13 +857,9 @@ static int next_setting(const struct tuner *tu, double *f, double *g,
 	}
 	if (!(gain > 1 + o->min_gain))
 		return -EAGAIN;
-	span[0] = span[1] = *g;
-	for (k = 0; k < nv; k++) {
-		double r = bwapd_fit_gbps(m, &v[k], f);
-
-		span[0] = fmin(span[0], r);
-		span[1] = fmax(span[1], r);
-	}
+	view_span(tu, v, nv, f, span);
+	span[0] = fmin(span[0], *g);
+	span[1] = fmax(span[1], *g);
 	return 0;
 }
 
@@ -828,8 +919,9 @@ static int predict(struct tuner *tu)
  * it.  With a budget of max_steps of its own; the line is refined unless
  * the best setting measured before beats its best beyond doubt.  Then the
  * better of the two.  As the check of a model's best ('what' "verify"), a
- * direction ends at the first setting that does not help or from which
- * the model's best is out of reach (out_of_reach()), and the line is
+ * direction ends at the first setting that does not help, that the
+ * model rules out (ruled_out()) or from which the model's best is out of
+ * reach (out_of_reach()), and the line is
  * refined only where it beat the model's best beyond doubt (a line within
  * the noise of it has nothing the model's best has not); a check point
  * the model missed (model_missed()) makes the check that search.
