@@ -12,7 +12,7 @@
  * can leave them out; the first is the best shot, each next one uses one
  * more point.  The search stops when the model no longer predicts a gain
  * of min_gain over the best setting measured, when it proposes a setting
- * already measured, or after max_steps.
+ * within 1 % of the pages of one measured, or after max_steps.
  *
  * The model is what bwapd profile measured of the machine, or what the
  * firmware says of it: it can be wrong.  Before any step it must agree
@@ -289,16 +289,6 @@ static int measured(const struct tuner *tu, double d)
 
 	for (i = 0; i < tu->nr; i++)
 		if (tu->line[i] && fabs(tu->d[i] - d) < 1e-9)
-			return 1;
-	return 0;
-}
-
-static int measured_w(const struct tuner *tu, const uint8_t *w)
-{
-	int i;
-
-	for (i = 0; i < tu->nr; i++)
-		if (!memcmp(tu->w[i], w, (size_t)tu->t->nr_nodes))
 			return 1;
 	return 0;
 }
@@ -694,16 +684,15 @@ static int search(struct tuner *tu)
 
 /*
  * Weights for shares f, a node left out only where the target can; and
- * -EAGAIN if they would move less than MIN_MOVE of the pages from the
- * shares 'from': a difference the measurements cannot tell, not worth a
+ * -EAGAIN if they are less than MIN_MOVE of the pages from a setting
+ * measured: a difference the measurements cannot tell, not worth a
  * step.
  */
 #define MIN_MOVE	0.01
-static int share_weights(const struct tuner *tu, const double *from,
-			 double *f, uint8_t *w)
+static int share_weights(const struct tuner *tu, double *f, uint8_t *w)
 {
-	int n = tu->t->nr_nodes, j;
-	double sum = 0, moved = 0, g[BWAPD_MAX_NODES];
+	int n = tu->t->nr_nodes, i, j;
+	double sum = 0, g[BWAPD_MAX_NODES];
 
 	for (j = 0; j < n; j++) {
 		if (!(f[j] > 0))
@@ -720,9 +709,17 @@ static int share_weights(const struct tuner *tu, const double *from,
 	if (bwm_fractions_to_u8(f, n, tu->o->u8_err, w, NULL) < 0 ||
 	    bwm_weights_to_fractions(w, n, g))
 		return -EINVAL;
-	for (j = 0; j < n; j++)
-		moved += fabs(g[j] - from[j]) / 2;
-	return moved < MIN_MOVE ? -EAGAIN : 0;
+	for (i = 0; i < tu->nr; i++) {
+		double at[BWAPD_MAX_NODES], moved = 0;
+
+		if (bwm_weights_to_fractions(tu->w[i], n, at))
+			return -EINVAL;
+		for (j = 0; j < n; j++)
+			moved += fabs(g[j] - at[j]) / 2;
+		if (moved < MIN_MOVE)
+			return -EAGAIN;
+	}
+	return 0;
 }
 
 /*
@@ -882,13 +879,10 @@ static int predict(struct tuner *tu)
 	int n = t->nr_nodes, ret = 0, missed = 0, helped_once = 0, fitted;
 
 	while (!ret && tu->r->steps < tu->budget) {
-		double from[BWAPD_MAX_NODES], f[BWAPD_MAX_NODES], g = -1, span[2];
+		double f[BWAPD_MAX_NODES], g = -1, span[2];
 		uint8_t w[BWAPD_MAX_NODES];
 
-		if (bwm_weights_to_fractions(tu->best_w, n, from) ||
-		    next_setting(tu, f, &g, span) ||
-		    share_weights(tu, from, f, w) ||
-		    measured_w(tu, w))
+		if (next_setting(tu, f, &g, span) || share_weights(tu, f, w))
 			break;
 		tu->r->predicted = 1;
 		fitted = tu->npts;
