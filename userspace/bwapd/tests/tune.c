@@ -481,6 +481,33 @@ static void measured_step(void *arg, const struct bwapd_tune_step *st)
  * best it measured, four standard errors of the difference of two
  * settings' means at 1 % counter noise (10 samples kept a setting).
  */
+/*
+ * wl tuned on m with the model 'view', counters seeded 'seed' with 1 %
+ * noise, every step logged to log(arg); the weights left in *r.
+ */
+static int logged_tune(const struct bwm_machine *m,
+		       const struct bwm_workload *wl, const double *canon,
+		       const struct bwm_machine *view, uint64_t seed,
+		       void (*log)(void *, const struct bwapd_tune_step *),
+		       void *arg, struct bwapd_tune_result *r, char *why,
+		       size_t len)
+{
+	struct bwapd_tune_opts o;
+	struct bwapd_target t;
+	int ret = bwapd_target_model(&t, m, wl, seed, 0.01, NULL);
+
+	if (ret)
+		return ret;
+	bwapd_tune_opts_default(&o);
+	o.machine = view;
+	o.log = log;
+	o.log_arg = arg;
+	ret = bwapd_tune(&t, canon, &o, r);
+	snprintf(why, len, "%s", t.why);
+	bwapd_target_close(&t);
+	return ret;
+}
+
 /* One case of tuner_keeps_the_fastest_setting_it_measured, five seeds. */
 static void fastest_case(struct __test_metadata *_metadata, void *arg,
 			 const char *mach, const char *work, uint32_t workers)
@@ -496,18 +523,13 @@ static void fastest_case(struct __test_metadata *_metadata, void *arg,
 	ASSERT_EQ(0, tev_canonical(&m, workers, canon));
 	for (s = 0; s < 5; s++) {
 		struct measured_steps ms = { &m, &wl, 0 };
-		struct bwapd_tune_opts o;
 		struct bwapd_tune_result r;
-		struct bwapd_target t;
+		char why[256];
 		double g;
 
-		ASSERT_EQ(0, bwapd_target_model(&t, &m, &wl, 11 + s, 0.01, NULL));
-		bwapd_tune_opts_default(&o);
-		o.machine = view;
-		o.log = measured_step;
-		o.log_arg = &ms;
-		ASSERT_EQ(0, bwapd_tune(&t, canon, &o, &r)) TH_LOG("%s", t.why);
-		bwapd_target_close(&t);
+		ASSERT_EQ(0, logged_tune(&m, &wl, canon, view, 11 + s,
+					 measured_step, &ms, &r, why, sizeof(why)))
+			TH_LOG("%s", why);
 		g = tev_weights_gbps(&m, &wl, r.weights);
 		EXPECT_GE(g, 0.98 * ms.best)
 			TH_LOG("%s %s workers %x seed %d: left %.2f GB/s, measured %.2f",
@@ -574,17 +596,12 @@ TEST(prediction_moves_from_every_setting_measured)
 	ASSERT_EQ(0, tev_canonical(&m, 0xf, canon));
 	for (s = 0; s < 5; s++) {
 		struct settings ss = { .n = m.nr_nodes };
-		struct bwapd_tune_opts o;
 		struct bwapd_tune_result r;
-		struct bwapd_target t;
+		char why[256];
 
-		ASSERT_EQ(0, bwapd_target_model(&t, &m, &wl, 11 + s, 0.01, NULL));
-		bwapd_tune_opts_default(&o);
-		o.machine = view;
-		o.log = setting_step;
-		o.log_arg = &ss;
-		ASSERT_EQ(0, bwapd_tune(&t, canon, &o, &r)) TH_LOG("%s", t.why);
-		bwapd_target_close(&t);
+		ASSERT_EQ(0, logged_tune(&m, &wl, canon, view, 11 + s,
+					 setting_step, &ss, &r, why, sizeof(why)))
+			TH_LOG("%s", why);
 		EXPECT_LT(2, ss.nr);
 		EXPECT_EQ(0, ss.near)
 			TH_LOG("seed %d: %d predictions within 1 %% of the pages of a setting measured",
