@@ -593,8 +593,8 @@ static double model_error(const struct tuner *tu)
  * so far moved: the model says the line falls there, and a check
  * direction ends at its first setting that does not help.  The check
  * has measured the line next to the model's best by then, so the model
- * has been tried on the line itself; with fewer than three points, or
- * a point it missed widely, it rules nothing out.
+ * has been tried on the line itself; the more it missed a point by, the
+ * less it rules out, and with fewer than three points nothing.
  */
 static int ruled_out(const struct tuner *tu, double d)
 {
@@ -915,10 +915,10 @@ static int predict(struct tuner *tu)
  * better of the two.  As the check of a model's best ('what' "verify"), a
  * direction ends at the first setting that does not help, that the
  * model rules out (ruled_out()) or from which the model's best is out of
- * reach (out_of_reach()), and the line is
- * refined only where it beat the model's best beyond doubt (a line within
- * the noise of it has nothing the model's best has not); a check point
- * the model missed (model_missed()) makes the check that search.
+ * reach (out_of_reach()), and the line is refined only where it beat the
+ * model's best beyond doubt (a line within the noise of it has nothing
+ * the model's best has not); a check point the model missed
+ * (model_missed()) makes the check that search.
  */
 static int line_search(struct tuner *tu, double d0, const char *what)
 {
