@@ -682,6 +682,17 @@ static int search(struct tuner *tu)
 	return ret ? ret : fine(tu);
 }
 
+/* The share of the pages that lie elsewhere under shares a than under b. */
+static double apart(const double *a, const double *b, int n)
+{
+	double moved = 0;
+	int j;
+
+	for (j = 0; j < n; j++)
+		moved += fabs(a[j] - b[j]) / 2;
+	return moved;
+}
+
 /*
  * Weights for shares f, a node left out only where the target can; and
  * -EAGAIN if they are less than MIN_MOVE of the pages from a setting
@@ -710,13 +721,11 @@ static int share_weights(const struct tuner *tu, double *f, uint8_t *w)
 	    bwm_weights_to_fractions(w, n, g))
 		return -EINVAL;
 	for (i = 0; i < tu->nr; i++) {
-		double at[BWAPD_MAX_NODES], moved = 0;
+		double at[BWAPD_MAX_NODES];
 
 		if (bwm_weights_to_fractions(tu->w[i], n, at))
 			return -EINVAL;
-		for (j = 0; j < n; j++)
-			moved += fabs(g[j] - at[j]) / 2;
-		if (moved < MIN_MOVE)
+		if (apart(g, at, n) < MIN_MOVE)
 			return -EAGAIN;
 	}
 	return 0;
@@ -771,14 +780,11 @@ static int model_canonical(const struct bwm_machine *m, uint32_t workers,
 double bwapd_model_off(const struct bwm_machine *m, uint32_t workers,
 		       const double *canonical)
 {
-	double f[BWM_MAX_NODES], moved = 0;
-	int j;
+	double f[BWM_MAX_NODES];
 
 	if (model_canonical(m, workers, f))
 		return -1;
-	for (j = 0; j < m->nr_nodes; j++)
-		moved += fabs(f[j] - canonical[j]) / 2;
-	return moved;
+	return apart(f, canonical, m->nr_nodes);
 }
 
 /*

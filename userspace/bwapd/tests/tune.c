@@ -470,18 +470,6 @@ static void measured_step(void *arg, const struct bwapd_tune_step *st)
 }
 
 /*
- * The tuner ends on the fastest setting it measured, within the noise.
- * Its application's threads progress as its slowest worker node lets
- * them (bwm_prediction: threads x the slowest thread), so on worker
- * nodes that are not alike (cxl-lopsided-2s: one socket has the CXL
- * expander; chain-2x2: the dies at the ends of a line) the setting
- * that does most work can have more stalled cycles per instruction,
- * over all threads, than one that does less.  Every case of both with
- * the profile's model, five seeds: what it leaves is within 2 % of the
- * best it measured, four standard errors of the difference of two
- * settings' means at 1 % counter noise (10 samples kept a setting).
- */
-/*
  * wl tuned on m with the model 'view', counters seeded 'seed' with 1 %
  * noise, every step logged to log(arg); the weights left in *r.
  */
@@ -508,6 +496,18 @@ static int logged_tune(const struct bwm_machine *m,
 	return ret;
 }
 
+/*
+ * The tuner ends on the fastest setting it measured, within the noise.
+ * Its application's threads progress as its slowest worker node lets
+ * them (bwm_prediction: threads x the slowest thread), so on worker
+ * nodes that are not alike (cxl-lopsided-2s: one socket has the CXL
+ * expander; chain-2x2: the dies at the ends of a line) the setting
+ * that does most work can have more stalled cycles per instruction,
+ * over all threads, than one that does less.  Every case of both with
+ * the profile's model, five seeds: what it leaves is within 2 % of the
+ * best it measured, four standard errors of the difference of two
+ * settings' means at 1 % counter noise (10 samples kept a setting).
+ */
 /* One case of tuner_keeps_the_fastest_setting_it_measured, five seeds. */
 static void fastest_case(struct __test_metadata *_metadata, void *arg,
 			 const char *mach, const char *work, uint32_t workers)
