@@ -42,12 +42,13 @@ static const char *const tev_held_out[] = {
  * change of the tuner or the profile, chain-2x2 and max-snc4 before the
  * one after it, mesh-2x3 and uneven-2s-cxl before the tuner ranks its
  * settings by anything but the stalls of all threads together,
- * cxl-switch-2s and square-4s before the change after that.
+ * cxl-switch-2s and square-4s before the change after that, line-3s
+ * and apu-4 before the profile's benchmark fills the routes it times.
  */
 static const char *const tev_unseen[] = {
 	"snc-cxl-pool", "gh-2s", "clique-2x4", "cxl-lopsided-2s", "tri-cxl",
 	"chain-2x2", "max-snc4", "mesh-2x3", "uneven-2s-cxl", "cxl-switch-2s",
-	"square-4s",
+	"square-4s", "line-3s", "apu-4",
 };
 static const char *const tev_workloads[] = {
 	"bandwidth-bound", "latency-bound", "mixed", "private-heavy",
@@ -364,7 +365,7 @@ static inline const char *tev_other_machine(const char *machine)
 		"ladder-8", "snc-cxl-pool", "nps4-cxl", "hbm-2s", "gh-2s",
 		"clique-2x4", "cxl-lopsided-2s", "tri-cxl", "chain-2x2",
 		"max-snc4", "mesh-2x3", "uneven-2s-cxl", "cxl-switch-2s",
-		"square-4s",
+		"square-4s", "line-3s", "apu-4",
 	};
 	struct bwm_machine m, o;
 	char msg[256];
