@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The canonical tuner's benchmark: threads pinned to every CPU of the
- * worker nodes make random reads of a shared array whose pages are
+ * worker nodes stream reads over a shared array whose pages are
  * interleaved uniformly over all memory nodes (mbind MPOL_INTERLEAVE).
+ * Each thread walks NR_STREAMS pages at once, each line by line from
+ * its second line to its last, then a new page picked at random: the
+ * order a streaming application reads in, which the cores' prefetchers
+ * follow within a page, keeping many lines in flight; random lines
+ * alone would keep only what a core's miss buffers hold, too few to
+ * fill a wide route (an HBM node, a CXL link at a far latency).
  *
  * A thread that reads all nodes at once asks every node for the same
  * number of lines, so every controller would serve the same traffic
@@ -17,7 +23,7 @@
  * pointers there, one load in flight, which times the latency that
  * traffic leaves.  The chase follows a random cycle through the pages of
  * each node (a pointer in the first line of every page); streams never
- * write that line.
+ * touch that line.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -40,6 +46,13 @@
 #define L3_TIMES	4		/* the array: 4 x all L3 caches */
 #define MEM_SHARE	4		/* at most 1/4 of a node's memory */
 #define MPOL_INTERLEAVE_MODE	3	/* uapi/linux/mempolicy.h */
+#define NR_STREAMS	4		/* pages a thread walks at once */
+
+/* A page walked line by line; line 0: a new page is due. */
+struct stream {
+	char *page;
+	unsigned int line;
+};
 
 struct bench_thread {
 	struct bench *b;
@@ -48,6 +61,7 @@ struct bench_thread {
 	int lead;				/* its node's first thread */
 	uint64_t lines[BWAPD_MAX_NODES];
 	uint64_t sink;
+	struct stream st[NR_STREAMS];
 	/* flows: lines moved and pages chased, and the phase last seen over */
 	atomic_ullong flow_lines, chased;
 	atomic_int done;
@@ -93,12 +107,38 @@ static uint64_t xorshift(uint64_t *x)
 }
 
 /*
+ * The next line of stream s, over the pages of nodes[0..nr-1] (a new page
+ * of a node picked at random when the last one is done); never a page's
+ * first line, which holds the chase's pointer.
+ */
+static char *stream_next(struct bench *b, const int *nodes, int nr,
+			 struct stream *s, uint64_t *x)
+{
+	if (!s->line || s->line >= PAGE / LINE) {
+		int node = nodes[xorshift(x) % (uint64_t)nr];
+		size_t pg = b->list[node][(xorshift(x) >> 8) % b->nr_list[node]];
+
+		s->page = b->mem + pg * PAGE;
+		s->line = 1;
+	}
+	return s->page + (size_t)s->line++ * LINE;
+}
+
+/* Every stream starts a new page: the nodes they walk have changed. */
+static void streams_reset(struct bench_thread *th)
+{
+	int k;
+
+	for (k = 0; k < NR_STREAMS; k++)
+		th->st[k].line = 0;
+}
+
+/*
  * One batch of the thread's flow.  A chasing flow: its node's first thread
  * follows the pointers, the others idle.  A streaming flow: loads or
- * stores of random lines of the flow's nodes' pages (never the first line
- * of a page, which holds the chase's pointer); where the node has more
- * than one thread, its first one chases instead, which times the latency
- * under the others' traffic.
+ * stores of the streams' lines over the flow's nodes' pages; where the
+ * node has more than one thread, its first one chases instead, which
+ * times the latency under the others' traffic.
  */
 static void flow_batch(struct bench_thread *th, uint64_t *x, uint64_t *sum,
 		       char **chase)
@@ -125,10 +165,8 @@ static void flow_batch(struct bench_thread *th, uint64_t *x, uint64_t *sum,
 		return;
 	}
 	for (k = 0; k < BATCH; k++) {
-		int node = nodes[xorshift(x) % (uint64_t)nr];
-		size_t pg = b->list[node][(xorshift(x) >> 8) % b->nr_list[node]];
-		size_t off = (1 + (*x & (PAGE / LINE - 2))) * LINE;
-		char *line = b->mem + pg * PAGE + off;
+		char *line = stream_next(b, nodes, nr,
+					 &th->st[k % NR_STREAMS], x);
 
 		if (f->write)
 			*(volatile uint64_t *)line = *x;
@@ -144,13 +182,16 @@ static void *reader(void *arg)
 	struct bench *b = th->b;
 	uint64_t x = 0x9e3779b97f4a7c15ULL ^ (uint64_t)th->cpu, sum = 0;
 	char *chase = NULL;
+	int last = -1;
 
 	while (!atomic_load_explicit(&b->stop, memory_order_relaxed)) {
 		int ph = atomic_load_explicit(&b->phase, memory_order_acquire);
-		const uint32_t *list;
-		size_t n;
 		int k;
 
+		if (ph != last) {
+			streams_reset(th);
+			last = ph;
+		}
 		if (ph < 0) {
 			struct timespec ts = { 0, 1000000 };
 
@@ -165,18 +206,9 @@ static void *reader(void *arg)
 			flow_batch(th, &x, &sum, &chase);
 			continue;
 		}
-		list = b->list[ph];
-		n = b->nr_list[ph];
-		for (k = 0; k < BATCH; k++) {
-			size_t pg, off;
-
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-			pg = list[(x >> 8) % n];
-			off = (x & (PAGE / LINE - 1)) * LINE;
-			sum += *(volatile uint64_t *)(b->mem + pg * PAGE + off);
-		}
+		for (k = 0; k < BATCH; k++)
+			sum += *(volatile uint64_t *)
+				stream_next(b, &ph, 1, &th->st[k % NR_STREAMS], &x);
 		th->lines[ph] += BATCH;
 	}
 	th->sink = sum;

@@ -582,6 +582,20 @@ static int latency_explains(const struct phase *p,
 }
 
 /*
+ * Did flow k's streams fill what they crossed?  Their lines in flight
+ * (BWM_BENCH_MLP a thread) at the latency timed would have moved more
+ * than they did: something held them - the route, a link or a
+ * controller - at what they moved, and the latency then tells no width.
+ */
+static int filled(const struct bwm_machine *m, const struct phase *p, int k)
+{
+	double lines = m->node[p->f[k].cpu].cpus * BWM_BENCH_MLP;
+
+	return p->ns[k] > 0 && !p->f[k].chase &&
+	       p->g[k] < lines * BWM_LINE_BYTES / p->ns[k] * (1 - SHARED_BELOW);
+}
+
+/*
  * The links that two routes of the phase or more cross: a link one route
  * alone crosses is no more loaded than when that route ran alone, and
  * cannot be what the phase's routes lose together.
@@ -795,14 +809,18 @@ static void fit(struct bwapd_machine_model *mm, const struct phase *ph, int nr,
 				cap = p->kind == PH_READ ? &m->read_gbps[j][c] :
 							   &m->write_gbps[j][c];
 				/*
-				 * A wider route queues less: as wide as makes
-				 * the latency under the phase's load the one
-				 * it timed, and the links it crosses that are
-				 * narrower with it.  Untimed: raised where
-				 * the model holds it below what it moved and
-				 * its own width is what holds it.
+				 * Streams that filled it: as wide as what
+				 * they moved.  Otherwise a wider route queues
+				 * less: as wide as makes the latency under
+				 * the phase's load the one it timed, and the
+				 * links it crosses that are narrower with it.
+				 * Untimed: raised where the model holds it
+				 * below what it moved and its own width is
+				 * what holds it.
 				 */
-				if (p->ns[0] > 0 && r[0].latency_ns > 0)
+				if (filled(m, p, 0))
+					k = got / *cap;
+				else if (p->ns[0] > 0 && r[0].latency_ns > 0)
 					k = sqrt(r[0].latency_ns / p->ns[0]);
 				else if (want >= *cap * (1 - 1e-3))
 					k = got / want;
@@ -834,17 +852,26 @@ static void fit(struct bwapd_machine_model *mm, const struct phase *ph, int nr,
 	}
 }
 
-/* What route (from node a to node b) moved alone in a phase of kind k. */
-static double alone(const struct phase *ph, int nr, enum phase_kind k, int a,
-		    int b)
+/* The phase of kind k of the route from node a to node b alone, or NULL. */
+static const struct phase *alone_phase(const struct phase *ph, int nr,
+				       enum phase_kind k, int a, int b)
 {
 	int cpu = k == PH_READ ? b : a, mem = k == PH_READ ? a : b, i;
 
 	for (i = 0; i < nr; i++)
 		if (ph[i].kind == k && ph[i].f[0].cpu == cpu &&
 		    ph[i].f[0].mem == 1u << mem)
-			return ph[i].g[0];
-	return 0;
+			return &ph[i];
+	return NULL;
+}
+
+/* What that route moved alone. */
+static double alone(const struct phase *ph, int nr, enum phase_kind k, int a,
+		    int b)
+{
+	const struct phase *p = alone_phase(ph, nr, k, a, b);
+
+	return p ? p->g[0] : 0;
 }
 
 /*
@@ -958,7 +985,9 @@ static int pair_phases(struct bwm_machine *m, const struct bwapd_topology *t,
  * witnesses: the flows of one hop over a link that only this candidate
  * crosses (reads one way, writes the other), from other CPU nodes, which
  * fill that link.  Where the route is that candidate, it shares the
- * full link and moves less than alone; elsewhere it keeps its pace.  The
+ * full link and moves less than alone, or where its streams fill the
+ * route itself, keeps its traffic but waits longer for its lines (the
+ * link queues); elsewhere it keeps its pace (route_loss()).  The
  * candidate under which the route loses the most, by SHARED_BELOW or
  * more and clearly more than under the next, is the machine's route;
  * otherwise the model keeps its choice.  (The witnesses' own losses say
@@ -1052,13 +1081,35 @@ static int route_flow(const struct bwapd_topology *t, int a, int b,
 	return 1;
 }
 
-/* What flow f moved alone (its route phase), 0 if none measured it. */
-static double flow_alone(const struct phase *ph, int nr, const struct bwm_flow *f)
+/* Flow f's route phase, NULL if none measured it. */
+static const struct phase *flow_phase(const struct phase *ph, int nr,
+				      const struct bwm_flow *f)
 {
 	int mem = __builtin_ctz(f->mem);
 
-	return f->write ? alone(ph, nr, PH_WRITE, f->cpu, mem) :
-			  alone(ph, nr, PH_READ, mem, f->cpu);
+	return f->write ? alone_phase(ph, nr, PH_WRITE, f->cpu, mem) :
+			  alone_phase(ph, nr, PH_READ, mem, f->cpu);
+}
+
+/* What flow f moved alone, 0 if no phase measured it. */
+static double flow_alone(const struct phase *ph, int nr, const struct bwm_flow *f)
+{
+	const struct phase *p = flow_phase(ph, nr, f);
+
+	return p ? p->g[0] : 0;
+}
+
+/*
+ * What a route lost beside other flows: the share of its traffic, or
+ * where it keeps its pace (it fills its own width, and the others are
+ * given the rest of a link they share) the share by which its lines came
+ * back slower, whichever is more.  g, ns: with them; g0, ns0: alone.
+ */
+static double route_loss(double g, double ns, double g0, double ns0)
+{
+	double d = 1 - g / g0;
+
+	return ns > 0 && ns0 > 0 ? fmax(d, 1 - ns0 / ns) : d;
 }
 
 /*
@@ -1093,10 +1144,12 @@ static double witnesses(const struct bwapd_topology *t, const struct phase *ph,
 
 /*
  * mi: m with route a -> b pinned to candidate i; what the route moves
- * alone there, or -1 if the first fit cannot tell.
+ * alone there (and its latency, in *ns), or -1 if the first fit cannot
+ * tell.
  */
 static double pin_cand(const struct bwm_machine *m, struct bwm_machine *mi,
-		       const struct cands *c, int i, const struct bwm_flow *route)
+		       const struct cands *c, int i, const struct bwm_flow *route,
+		       double *ns)
 {
 	struct bwm_flow_result r;
 	int a = c->node[i][0], b = c->node[i][c->hops[i]], h;
@@ -1108,18 +1161,19 @@ static double pin_cand(const struct bwm_machine *m, struct bwm_machine *mi,
 	if (bwm_machine_routes(mi, NULL) ||
 	    bwm_bench_flows(mi, 1, route, 0, NULL, &r) || !(r.gbps > 0))
 		return -1;
+	*ns = r.latency_ns;
 	return r.gbps;
 }
 
 /* What mi predicts the route (p's first flow, 'alone' alone) loses in p. */
-static double fan_loss(const struct bwm_machine *mi, double alone,
+static double fan_loss(const struct bwm_machine *mi, double alone, double ns,
 		       const struct phase *p)
 {
 	struct bwm_flow_result r[BWAPD_MAX_NODES];
 
 	if (!(alone > 0) || bwm_bench_flows(mi, p->nf, p->f, 0, NULL, r))
 		return -1;
-	return 1 - r[0].gbps / alone;
+	return route_loss(r[0].gbps, r[0].latency_ns, alone, ns);
 }
 
 /*
@@ -1152,8 +1206,8 @@ static int fan_phases(const struct bwm_machine *m, const struct bwapd_topology *
 				continue;
 			for (i = 0; i < c.n; i++) {
 				struct phase best = { .nf = 0 };
-				double most = 0, loses = -2;
-				double alone = pin_cand(m, mi, &c, i, &route);
+				double most = 0, loses = -2, ns = 0;
+				double alone = pin_cand(m, mi, &c, i, &route, &ns);
 
 				for (k = 0; k < c.hops[i]; k++) {
 					struct phase p = { .kind = PH_FAN, .nf = 1 };
@@ -1170,7 +1224,7 @@ static int fan_phases(const struct bwm_machine *m, const struct bwapd_topology *
 					g = witnesses(t, ph, nr, u, v, &p);
 					if (!(g > 0))
 						continue;
-					d = fan_loss(mi, alone, &p);
+					d = fan_loss(mi, alone, ns, &p);
 					if (d > loses + 1e-3 ||
 					    (d > loses - 1e-3 && g > most)) {
 						loses = d;
@@ -1208,7 +1262,9 @@ static void choose_routes(struct bwm_machine *m, const struct phase *ph, int nr)
 		for (j = i; j < nr && ph[j].kind == PH_FAN &&
 			    ph[j].ra == ph[i].ra && ph[j].rb == ph[i].rb; j++) {
 			/* what the route lost beside this way's witnesses */
-			double d = 1 - ph[j].g[0] / flow_alone(ph, nr, &ph[j].f[0]);
+			const struct phase *a = flow_phase(ph, nr, &ph[j].f[0]);
+			double d = a ? route_loss(ph[j].g[0], ph[j].ns[0],
+						  a->g[0], a->ns[0]) : -1;
 
 			if (d > top) {
 				next = top;
@@ -1229,21 +1285,31 @@ static void choose_routes(struct bwm_machine *m, const struct phase *ph, int nr)
 	}
 }
 
-/* How far the model's answers are from the machine's, all phases. */
+/*
+ * How far the model's answers are from the machine's, all phases: what
+ * each moved, and the latencies it timed (a link the model puts where
+ * the machine has none moves the same beside its routes once wide
+ * enough, but queues).
+ */
 static double residual(const struct bwm_machine *m, const struct phase *ph,
 		       int nr)
 {
-	double e = 0;
+	double e = 0, d;
 	int i, k;
 
 	for (i = 0; i < nr; i++) {
 		struct bwm_flow_result r[BWAPD_MAX_NODES];
-		double want = 0, d;
+		double want = 0;
 
 		if (ph[i].kind == PH_CHASE || predict(m, &ph[i], r))
 			continue;
-		for (k = 0; k < ph[i].nf; k++)
+		for (k = 0; k < ph[i].nf; k++) {
 			want += r[k].gbps;
+			if (ph[i].ns[k] > 0 && r[k].latency_ns > 0) {
+				d = log(r[k].latency_ns / ph[i].ns[k]);
+				e += d * d;
+			}
+		}
 		d = log(want / sum(ph[i].g, ph[i].nf));
 		e += d * d;
 	}

@@ -389,8 +389,12 @@ struct bwm_flow_result {
 	double latency_ns;		/* averaged over its pages' nodes */
 };
 
-/* Lines a streaming benchmark thread keeps in flight (its fill buffers). */
-#define BWM_BENCH_MLP		10.0
+/*
+ * Lines a streaming benchmark thread keeps in flight: it walks pages
+ * line by line, which the core's prefetchers follow, as the
+ * bandwidth-bound workload's streams do (workloads/bandwidth-bound.json).
+ */
+#define BWM_BENCH_MLP		48.0
 
 int bwm_bench_flows(const struct bwm_machine *m, int nf,
 		    const struct bwm_flow *f, double noise,

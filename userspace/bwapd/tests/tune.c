@@ -427,30 +427,31 @@ TEST(open_parallelism_miss_keeps_the_model)
  * The check climbs the DWP line from the model's best to find a better
  * setting; a line far below it, helping a little each step, cannot get
  * there, and every step of it is seconds of the application in a worse
- * placement.  hbm-2s, mixed on socket 0, with the profile's model: the
- * shot is the best setting (95 GB/s), the line's settings 3 to 4 % below
- * it, each up to 0.4 % better than the one before, and the old check
- * climbed them while they helped (4 to 6 steps).  Where even
- * helping as much at every step to the end of the line it could not
- * reach the shot, the check stops: the shot, the line's setting nearest
- * it and one step.
+ * placement.  nps4-cxl, mixed on quadrant 0, with the profile's model:
+ * the shot is the best setting (28.4 GB/s), the line's setting nearest
+ * it 6 % below, the next one up 1.5 % better, and without this rule the
+ * check climbed on while the line helped (6 steps in every seed).
+ * Where even helping as much at every step to the end of the line it
+ * could not reach the shot, the check stops: the shot, the line's
+ * setting nearest it and one step.
  */
 TEST(check_stops_where_the_line_cannot_reach_the_model)
 {
-	led_in_steps(_metadata, "hbm-2s", "mixed", 0x1, 3);
+	led_in_steps(_metadata, "nps4-cxl", "mixed", 0x1, 3);
 }
 
 /*
  * The check measures the DWP line next to the model's best, then each
  * direction from there.  A model that stood at every point where it was
  * not fitted, that one included, and predicts the line to fall both ways
- * leaves those steps out: bwap-a, bandwidth-bound on four workers, with
- * the profile's model: the shot and the line's setting next to it (the
- * old check took two steps more, 4 in all, and ended on the shot).
+ * leaves those steps out: bwap-a, private-heavy on four workers, with
+ * the profile's model: the shot and the line's setting next to it
+ * (without this rule the check took a step more, 3 in all, and ended on
+ * the shot).
  */
 TEST(check_leaves_out_what_its_model_rules_out)
 {
-	led_in_steps(_metadata, "bwap-a", "bandwidth-bound", 0xf, 2);
+	led_in_steps(_metadata, "bwap-a", "private-heavy", 0xf, 2);
 }
 
 /* The true throughput of every setting the tuner measured, and the best. */
