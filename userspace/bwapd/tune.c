@@ -594,8 +594,7 @@ static double model_error(const struct tuner *tu)
  * direction ends at its first setting that does not help.  The check
  * has measured the line next to the model's best by then, so the model
  * has been tried on the line itself; the more it missed a point by, the
- * less it rules out, and with fewer than three points nothing.
- */
+ * less it rules out, and with fewer than three points nothing.  */
 static int ruled_out(const struct tuner *tu, double d)
 {
 	struct bwm_workload v[NR_VIEWS];
@@ -871,18 +870,23 @@ static int next_setting(const struct tuner *tu, double *f, double *g,
  * worth a step and its settings keep helping, or miss once.  Where the
  * model's gain ends, the DWP line around its best setting checks it
  * (line_search(), "verify"): a model that fits the points can still be
- * wrong beyond them.  1 when the model proposed settings and none of
- * them helped (it has taught nothing, and the check, which stops at the
- * first setting that does not help, would stop in the noise of a flat
- * stretch the DWP search walks), or when a prediction from a fit of two
- * points or more missed by more than MODEL_WRONG what any view of the
- * application allowed (a view the points left open can be what was
- * wrong; the next fit rules it out): the DWP search takes over.
+ * wrong beyond them.  A prediction that misses by more than MODEL_WRONG
+ * what any view of the application allowed is the model's miss, not a
+ * view's (a view the points left open can be what was wrong; the next
+ * fit rules it out).  1, the DWP search takes over: when such a miss
+ * came from a fit of two points or more; or when the model proposed
+ * settings, none of which helped, and one of them missed so (it has
+ * taught nothing, and the check, which stops at the first setting that
+ * does not help, would stop in the noise of a flat stretch the DWP
+ * search walks).  A shot that missed only the optimistic view it was
+ * taken with taught the application's parallelism, and the model then
+ * predicting nothing better than the start is what the check tries.
  */
 static int predict(struct tuner *tu)
 {
 	struct bwapd_target *t = tu->t;
 	int n = t->nr_nodes, ret = 0, missed = 0, helped_once = 0, fitted;
+	int model_miss = 0;
 
 	while (!ret && tu->r->steps < tu->budget) {
 		double f[BWAPD_MAX_NODES], g = -1, span[2];
@@ -897,10 +901,13 @@ static int predict(struct tuner *tu)
 			    g, tu->r->steps ? "predict" : "shot", 1);
 		if (ret)
 			break;
-		if (g > 0 && tu->npts > fitted && fitted >= 2 &&
+		if (g > 0 && tu->npts > fitted &&
 		    (tu->pt[tu->npts - 1].gbps < span[0] * (1 - MODEL_WRONG) ||
-		     tu->pt[tu->npts - 1].gbps > span[1] * (1 + MODEL_WRONG)))
-			return 1;
+		     tu->pt[tu->npts - 1].gbps > span[1] * (1 + MODEL_WRONG))) {
+			if (fitted >= 2)
+				return 1;
+			model_miss = 1;
+		}
 		if (!memcmp(tu->best_w, w, (size_t)n)) {
 			missed = 0;
 			helped_once = 1;
@@ -909,8 +916,8 @@ static int predict(struct tuner *tu)
 			break;
 		}
 	}
-	/* proposed settings, none of which helped: the DWP search's turn */
-	return ret ? ret : tu->r->predicted && !helped_once;
+	/* proposed settings, none helped, one missed: the DWP search's turn */
+	return ret ? ret : tu->r->predicted && !helped_once && model_miss;
 }
 
 /*
