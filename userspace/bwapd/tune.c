@@ -594,7 +594,11 @@ static double model_error(const struct tuner *tu)
  * direction ends at its first setting that does not help.  The check
  * has measured the line next to the model's best by then, so the model
  * has been tried on the line itself; the more it missed a point by, the
- * less it rules out, and with fewer than three points nothing.  */
+ * less it rules out, and with fewer than three points nothing.  Nor does
+ * a model none of whose settings was measured: one that puts its best at
+ * the start has been tried nowhere off the line, and every point it
+ * fits lies on the line it would cut short.
+ */
 static int ruled_out(const struct tuner *tu, double d)
 {
 	struct bwm_workload v[NR_VIEWS];
@@ -602,6 +606,8 @@ static int ruled_out(const struct tuner *tu, double d)
 	double f[BWAPD_MAX_NODES], span[2], best = -1;
 	int n = tu->t->nr_nodes, i, nv;
 
+	if (!tu->r->predicted)
+		return 0;
 	for (i = 0; i < tu->nr; i++)
 		if (tu->pti[i] >= 0 && !memcmp(tu->w[i], tu->best_w, (size_t)n))
 			best = tu->pt[tu->pti[i]].gbps;
