@@ -21,8 +21,9 @@
  * machine, and the DWP search tunes without it.  One that does is
  * calibrated to them (calibrate()).  Every prediction is checked by
  * the measurement that follows it.  One from a fit of two points or more
- * that misses by over 3 %, or a model none of whose settings beat the
- * start, hands the tuning to the DWP search, run as it would have run
+ * that misses by over 3 % what any view of the application allows, or a
+ * model none of whose settings beat the start and one of which missed
+ * so, hands the tuning to the DWP search, run as it would have run
  * without the model, with max_steps of its own; the best setting either
  * found stays.  Where the model's checks held, the DWP line is climbed
  * from the DWP of its best setting all the same (a model borne out near
