@@ -494,22 +494,6 @@ TEST(shot_that_missed_only_its_view_keeps_the_model)
 	led_in_steps(_metadata, "bwap-b", "bandwidth-bound", 0x3, 4);
 }
 
-/* The true throughput of every setting the tuner measured, and the best. */
-struct measured_steps {
-	const struct bwm_machine *m;
-	const struct bwm_workload *wl;
-	double best;
-};
-
-static void measured_step(void *arg, const struct bwapd_tune_step *st)
-{
-	struct measured_steps *ms = arg;
-
-	if (st->stall_rate >= 0)
-		ms->best = fmax(ms->best, tev_weights_gbps(ms->m, ms->wl,
-							   st->weights));
-}
-
 /*
  * wl tuned on m with the model 'view', counters seeded 'seed' with 1 %
  * noise, every step logged to log(arg); the weights left in *r.
@@ -549,6 +533,23 @@ static int logged_tune(const struct bwm_machine *m,
  * best it measured, four standard errors of the difference of two
  * settings' means at 1 % counter noise (10 samples kept a setting).
  */
+
+/* The true throughput of every setting the tuner measured, and the best. */
+struct measured_steps {
+	const struct bwm_machine *m;
+	const struct bwm_workload *wl;
+	double best;
+};
+
+static void measured_step(void *arg, const struct bwapd_tune_step *st)
+{
+	struct measured_steps *ms = arg;
+
+	if (st->stall_rate >= 0)
+		ms->best = fmax(ms->best, tev_weights_gbps(ms->m, ms->wl,
+							   st->weights));
+}
+
 /* One case of tuner_keeps_the_fastest_setting_it_measured, five seeds. */
 static void fastest_case(struct __test_metadata *_metadata, void *arg,
 			 const char *mach, const char *work, uint32_t workers)
