@@ -43,12 +43,14 @@ static const char *const tev_held_out[] = {
  * one after it, mesh-2x3 and uneven-2s-cxl before the tuner ranks its
  * settings by anything but the stalls of all threads together,
  * cxl-switch-2s and square-4s before the change after that, line-3s
- * and apu-4 before the profile's benchmark fills the routes it times.
+ * and apu-4 before the profile's benchmark fills the routes it times,
+ * cube-8 and pmem-2s before the tuner's measurements give the standard
+ * error of their trimmed mean.
  */
 static const char *const tev_unseen[] = {
 	"snc-cxl-pool", "gh-2s", "clique-2x4", "cxl-lopsided-2s", "tri-cxl",
 	"chain-2x2", "max-snc4", "mesh-2x3", "uneven-2s-cxl", "cxl-switch-2s",
-	"square-4s", "line-3s", "apu-4",
+	"square-4s", "line-3s", "apu-4", "cube-8", "pmem-2s",
 };
 static const char *const tev_workloads[] = {
 	"bandwidth-bound", "latency-bound", "mixed", "private-heavy",
@@ -365,7 +367,7 @@ static inline const char *tev_other_machine(const char *machine)
 		"ladder-8", "snc-cxl-pool", "nps4-cxl", "hbm-2s", "gh-2s",
 		"clique-2x4", "cxl-lopsided-2s", "tri-cxl", "chain-2x2",
 		"max-snc4", "mesh-2x3", "uneven-2s-cxl", "cxl-switch-2s",
-		"square-4s", "line-3s", "apu-4",
+		"square-4s", "line-3s", "apu-4", "cube-8", "pmem-2s",
 	};
 	struct bwm_machine m, o;
 	char msg[256];

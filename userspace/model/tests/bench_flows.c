@@ -14,7 +14,7 @@ static const char *const machines[] = {
 	"ring-8", "cxl-2s4", "snc-2s", "tiers-3", "ladder-8", "snc-cxl-pool",
 	"nps4-cxl", "hbm-2s", "gh-2s", "clique-2x4", "cxl-lopsided-2s",
 	"tri-cxl", "chain-2x2", "max-snc4", "mesh-2x3", "uneven-2s-cxl",
-	"cxl-switch-2s", "square-4s", "line-3s", "apu-4",
+	"cxl-switch-2s", "square-4s", "line-3s", "apu-4", "cube-8", "pmem-2s",
 };
 
 #define NR_MACHINES	((int)(sizeof(machines) / sizeof(machines[0])))
