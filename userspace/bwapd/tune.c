@@ -199,6 +199,32 @@ static double metric(enum bwapd_metric m, const struct bwapd_counters *a,
 	}
 }
 
+/*
+ * The standard error of the mean of sorted samples r[n] without the
+ * trim lowest and highest: the spread of the middle samples alone is
+ * about half of it (the tails they dropped still move which samples are
+ * the middle), so the samples beyond are counted as the nearest kept
+ * one (winsorized) and the standard deviation of those is divided by
+ * the kept share of sqrt(n) (Tukey and McLaughlin, 1963).
+ */
+static double trimmed_se(const double *r, int n, int trim)
+{
+	double lo = r[trim], hi = r[n - trim - 1], sum = 0, var = 0, mean;
+	int k;
+
+	if (n < 2)
+		return 0;
+	for (k = 0; k < n; k++)
+		sum += fmin(hi, fmax(lo, r[k]));
+	mean = sum / n;
+	for (k = 0; k < n; k++) {
+		double x = fmin(hi, fmax(lo, r[k])) - mean;
+
+		var += x * x;
+	}
+	return sqrt(var / (n - 1) * n) / (n - 2 * trim);
+}
+
 int bwapd_measure(struct bwapd_target *t, const struct bwapd_tune_opts *o,
 		  double *rate, double *mapi, double *se)
 {
@@ -242,13 +268,8 @@ int bwapd_measure(struct bwapd_target *t, const struct bwapd_tune_opts *o,
 		sum += r[k];
 	kept = o->samples - 2 * o->trim;
 	*rate = sum / kept;
-	if (se) {
-		double var = 0;
-
-		for (k = o->trim; k < o->samples - o->trim; k++)
-			var += (r[k] - *rate) * (r[k] - *rate);
-		*se = kept > 1 ? sqrt(var / (kept - 1) / kept) : 0;
-	}
+	if (se)
+		*se = trimmed_se(r, o->samples, o->trim);
 	*mapi = (have & BWAPD_HAVE_MAPI) && insns > 0 ? acc / insns : -1;
 	return 0;
 }
