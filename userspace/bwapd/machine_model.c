@@ -991,9 +991,11 @@ static int pair_phases(struct bwm_machine *m, const struct bwapd_topology *t,
  * candidate under which the route loses the most, by SHARED_BELOW or
  * more and clearly more than under the next, is the machine's route;
  * otherwise the model keeps its choice.  (The witnesses' own losses say
- * nothing: they share the link with each other.)
+ * nothing: they share the link with each other.)  Up to MAX_CANDS
+ * candidates a route: a cube's opposite corners have six, three hops in
+ * any order.
  */
-#define MAX_CANDS	4
+#define MAX_CANDS	8
 
 struct cands {
 	int n;
