@@ -12,7 +12,9 @@
  * can leave them out; the first is the best shot, each next one uses one
  * more point.  The search stops when the model no longer predicts a gain
  * of min_gain over the best setting measured, when it proposes a setting
- * within 1 % of the pages of one measured, or after max_steps.
+ * within 1 % of the pages of one measured, after two settings in a row
+ * that did not help or, once one helped, one that did not and promised
+ * no more than the noise of a step, or after max_steps.
  *
  * The model is what bwapd profile measured of the machine, or what the
  * firmware says of it: it can be wrong.  Before any step it must agree
@@ -855,20 +857,21 @@ static int calibrate(struct tuner *tu)
  * the view that predicts the largest gain over the best setting measured
  * (optimism where the points cannot tell: measuring it either finds the
  * gain or rules that view out).  0 and shares f if that gain is over
- * min_gain; *g: that view's prediction, span[]: the least and the most
- * any view predicts at f (what the application's open parameters allow).
+ * min_gain; *g: that view's prediction, *gain: that gain (1.01: 1 %),
+ * span[]: the least and the most any view predicts at f (what the
+ * application's open parameters allow).
  */
 static int next_setting(const struct tuner *tu, double *f, double *g,
-			double *span)
+			double *gain, double *span)
 {
 	const struct bwapd_tune_opts *o = tu->o;
 	const struct bwm_machine *m = &tu->view;
 	struct bwapd_target *t = tu->t;
 	struct bwm_workload v[NR_VIEWS];
 	double from[BWAPD_MAX_NODES], shot[BWAPD_MAX_NODES], best;
-	double gain = 0;
 	int n = t->nr_nodes, nv, k;
 
+	*gain = 0;
 	nv = views(tu, tu->pt, tu->npts, v);
 	if (nv < 0 || bwm_weights_to_fractions(tu->best_w, n, from))
 		return -EINVAL;
@@ -879,13 +882,13 @@ static int next_setting(const struct tuner *tu, double *f, double *g,
 				    t->leave_out, MIN_SHARE, shot, &best))
 			return -EINVAL;
 		r = best / bwapd_fit_gbps(m, &v[k], from);
-		if (r > gain) {
-			gain = r;
+		if (r > *gain) {
+			*gain = r;
 			*g = best;
 			memcpy(f, shot, sizeof(double) * n);
 		}
 	}
-	if (!(gain > 1 + o->min_gain))
+	if (!(*gain > 1 + o->min_gain))
 		return -EAGAIN;
 	view_span(tu, v, nv, f, span);
 	span[0] = fmin(span[0], *g);
@@ -909,6 +912,15 @@ static int next_setting(const struct tuner *tu, double *f, double *g,
  * search walks).  A shot that missed only the optimistic view it was
  * taken with taught the application's parallelism, and the model then
  * predicting nothing better than the start is what the check tries.
+ * The predictions end at the second in a row that did not help, or,
+ * once one has helped, at the first that did not and promised no more
+ * than a step can show beyond its noise (three standard errors of the
+ * difference from the best, relative): its miss is the noise's as much
+ * as the model's, and the next fit learns as little from it.  (Before
+ * any helped the model has not been borne out here, and the fit that
+ * has the miss's point is what the next prediction is made with: an
+ * application whose phases make its steps noisy was handed to the DWP
+ * search after its first shot.)
  */
 static int predict(struct tuner *tu)
 {
@@ -917,11 +929,14 @@ static int predict(struct tuner *tu)
 	int model_miss = 0;
 
 	while (!ret && tu->r->steps < tu->budget) {
-		double f[BWAPD_MAX_NODES], g = -1, span[2];
+		double f[BWAPD_MAX_NODES], g = -1, span[2], gain, noise;
 		uint8_t w[BWAPD_MAX_NODES];
 
-		if (next_setting(tu, f, &g, span) || share_weights(tu, f, w))
+		if (next_setting(tu, f, &g, &gain, span) ||
+		    share_weights(tu, f, w))
 			break;
+		noise = tu->best_rate > 0 ?
+			3 * sqrt(2) * tu->best_se / tu->best_rate : 0;
 		tu->r->predicted = 1;
 		fitted = tu->npts;
 		ret = apply(tu, w, bwapd_weights_dwp(tu->canonical, n,
@@ -939,8 +954,8 @@ static int predict(struct tuner *tu)
 		if (!memcmp(tu->best_w, w, (size_t)n)) {
 			missed = 0;
 			helped_once = 1;
-		} else if (++missed == 2) {
-			/* twice wrong in a row: the model is off here */
+		} else if (++missed == 2 || (helped_once && gain <= 1 + noise)) {
+			/* wrong twice in a row, or within the noise */
 			break;
 		}
 	}
