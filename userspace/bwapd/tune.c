@@ -293,7 +293,7 @@ struct tuner {
 	 * first setting that does not help, not only at one surely worse.
 	 */
 	int checking;
-	double check_rate;	/* the model's best, which the check is to beat */
+	double check_rate, check_se;	/* the model's best, to beat */
 	uint8_t best_w[BWAPD_MAX_NODES];
 	int nr;
 	double d[MAX_POINTS];		/* settings measured: DWP, */
@@ -671,6 +671,11 @@ static int climb(struct tuner *tu, double by, const char *what, int *ret)
 			tu->checking = 0;
 		if (tu->best != before) {
 			helped = 1;
+			/* the model's best beaten beyond doubt: it was wrong */
+			if (tu->checking &&
+			    beyond_doubt(tu->check_rate, tu->check_se,
+					 tu->best_rate, tu->best_se))
+				tu->checking = 0;
 			if (tu->checking && out_of_reach(tu, by, d, before_rate))
 				break;
 		} else if (surely_worse(tu) || tu->checking) {
@@ -974,7 +979,9 @@ static int predict(struct tuner *tu)
  * reach (out_of_reach()), and the line is refined only where it beat the
  * model's best beyond doubt (a line within the noise of it has nothing
  * the model's best has not); a check point the model missed
- * (model_missed()) makes the check that search.
+ * (model_missed()), or a line that beat the model's best beyond doubt,
+ * makes the check that search: the model was wrong there, and its
+ * best no reason to stop in the noise of a flat stretch.
  */
 static int line_search(struct tuner *tu, double d0, const char *what)
 {
@@ -989,6 +996,7 @@ static int line_search(struct tuner *tu, double d0, const char *what)
 	d0 = clamp(tu, d0);
 	tu->checking = !strcmp(what, "verify");
 	tu->check_rate = nd_rate;
+	tu->check_se = nd_se;
 	for (i = 0; i < tu->nr && !(tu->line[i] && fabs(tu->d[i] - d0) < 1e-9); i++)
 		;
 	if (i == tu->nr) {
