@@ -104,7 +104,7 @@ enum bwapd_metric bwapd_metric_of(const struct bwapd_tune_opts *o,
 const char *bwapd_metric_name(enum bwapd_metric m);
 /*
  * One period: the trimmed mean of the metric, MAPI (-1: not known) and,
- * if se is not NULL, the standard error of the mean.
+ * if se is not NULL, the standard error of that trimmed mean.
  */
 int bwapd_measure(struct bwapd_target *t, const struct bwapd_tune_opts *o,
 		  double *rate, double *mapi, double *se);
