@@ -31,15 +31,20 @@
  * phases of the profile and are spent, 15000 judged the calibration to
  * the canonical weights and are spent, 18000 judged the profile's links
  * and its fit of what routes share and are spent, 21000 judged the
- * check without the probes and are spent, 24000 are held out from the
- * next change of the tuner, run once it is done.  --app-parts
+ * check without the probes and are spent, so are 24000 (the profile's
+ * streaming benchmark), 27000 (the standard error of a step), 30000
+ * and 33000 (the noise rule of the predictions) and 36000 (the check
+ * that goes on as the DWP search); 39000 are held out from the next
+ * change of the tuner, run once it is done.  --app-parts
  * keeps only some of what makes an application more than its workload
  * (a comma list of phases, threads, prefetch, stalls), to see what each
  * costs.
  * Per case the worst fraction of the optimum and the most steps; then
  * worst, median and mean over all
  * runs, for the presets the tuner was tuned on, those held out, and
- * those no version of it has seen.
+ * those no version of it has seen, and for each model its runs against
+ * the DWP search's in the same seed: the least ratio and how many end
+ * more than 1 % below (a case's worst seeds need not be the same).
  *
  *   bench-tuner [--seeds N] [--noise X] [--off X] [--only MACHINE]
  *               [--keep-nodes] [--app] [--app-seed N] [--app-parts LIST]
@@ -61,7 +66,20 @@ struct acc {
 	int n, steps, sum_steps;
 	struct tev_led led;
 	double v[MAX_RUNS];
+	/* against the DWP search in the same seed: the least, how many below 0.99 */
+	int paired, below;
+	double least;
 };
+
+/* A run beside the DWP search's in the same seed. */
+static void pair(struct acc *a, double of_opt, double dwp)
+{
+	double r = of_opt / dwp;
+
+	if (!a->paired++ || r < a->least)
+		a->least = r;
+	a->below += r < 0.99;
+}
 
 static void add(struct acc *a, const struct tev_run *r)
 {
@@ -138,7 +156,7 @@ static int machine(struct bench *be, int h, const char *name)
 			memset(cs, 0, sizeof(cs));
 			for (s = 0; s < be->seeds; s++) {
 				static struct bwm_app app;
-				double app_opt = 0;
+				double app_opt = 0, got[NR_COLS];
 
 				if (be->app) {
 					struct bwm_workload o;
@@ -189,7 +207,13 @@ static int machine(struct bench *be, int h, const char *name)
 					}
 					add(&cs[col], &r);
 					add(&be->all[h][col], &r);
+					got[col] = r.of_opt;
 				}
+				for (col = 0; col < COL_DWP; col++)
+					if (col != COL_EXACT && got[COL_DWP] > 0 &&
+					    (col != COL_OTHER || oname))
+						pair(&be->all[h][col], got[col],
+						     got[COL_DWP]);
 			}
 			printf("%-15s %-16s %-8s %8.2f |", name,
 			       tev_workloads[k], list, opt);
@@ -337,6 +361,9 @@ int main(int argc, char **argv)
 			if (col != COL_DWP && col != COL_PAPER)
 				printf("; %d led by the model, %d steps at most",
 				       a->led.runs, a->led.steps);
+			if (a->paired)
+				printf("; against the DWP search seed by seed: least %.4f, %d runs more than 1 %% below",
+				       a->least, a->below);
 			printf("\n");
 		}
 		if (be.keep && !be.app && be.keep_cost[h] < 1)
