@@ -467,13 +467,16 @@ static double clamp(const struct tuner *tu, double d)
 	return round(d * 1e6) / 1e6;
 }
 
+/* Beyond doubt: by this many standard errors of a difference. */
+#define DOUBT	3
+
 /*
  * Is a metric measured with standard error a_se worse than b (b_se)
- * beyond doubt?  By three times the standard error of the difference.
+ * beyond doubt?
  */
 static int beyond_doubt(double a, double a_se, double b, double b_se)
 {
-	return a - b > 3 * sqrt(a_se * a_se + b_se * b_se);
+	return a - b > DOUBT * sqrt(a_se * a_se + b_se * b_se);
 }
 
 /*
@@ -941,7 +944,7 @@ static int predict(struct tuner *tu)
 		    share_weights(tu, f, w))
 			break;
 		noise = tu->best_rate > 0 ?
-			3 * sqrt(2) * tu->best_se / tu->best_rate : 0;
+			DOUBT * sqrt(2) * tu->best_se / tu->best_rate : 0;
 		tu->r->predicted = 1;
 		fitted = tu->npts;
 		ret = apply(tu, w, bwapd_weights_dwp(tu->canonical, n,
