@@ -48,13 +48,14 @@ static const char *const tev_held_out[] = {
  * pmem-2s before the tuner's measurements give the standard error of
  * their trimmed mean (with cube-8, since tuned on), cxl-fan-1s and
  * pinwheel-4s before its predictions end at one that did not help and
- * promised less than the noise of a step.
+ * promised less than the noise of a step, star-4s and cxl-corner-4s
+ * before it settles among near ties by a fit of the DWP line.
  */
 static const char *const tev_unseen[] = {
 	"snc-cxl-pool", "gh-2s", "clique-2x4", "cxl-lopsided-2s", "tri-cxl",
 	"chain-2x2", "max-snc4", "mesh-2x3", "uneven-2s-cxl", "cxl-switch-2s",
 	"square-4s", "line-3s", "apu-4", "pmem-2s", "cxl-fan-1s",
-	"pinwheel-4s",
+	"pinwheel-4s", "star-4s", "cxl-corner-4s",
 };
 static const char *const tev_workloads[] = {
 	"bandwidth-bound", "latency-bound", "mixed", "private-heavy",
@@ -372,7 +373,7 @@ static inline const char *tev_other_machine(const char *machine)
 		"clique-2x4", "cxl-lopsided-2s", "tri-cxl", "chain-2x2",
 		"max-snc4", "mesh-2x3", "uneven-2s-cxl", "cxl-switch-2s",
 		"square-4s", "line-3s", "apu-4", "cube-8", "pmem-2s",
-		"cxl-fan-1s", "pinwheel-4s",
+		"cxl-fan-1s", "pinwheel-4s", "star-4s", "cxl-corner-4s",
 	};
 	struct bwm_machine m, o;
 	char msg[256];

@@ -15,7 +15,7 @@ static const char *const machines[] = {
 	"nps4-cxl", "hbm-2s", "gh-2s", "clique-2x4", "cxl-lopsided-2s",
 	"tri-cxl", "chain-2x2", "max-snc4", "mesh-2x3", "uneven-2s-cxl",
 	"cxl-switch-2s", "square-4s", "line-3s", "apu-4", "cube-8", "pmem-2s",
-	"cxl-fan-1s", "pinwheel-4s",
+	"cxl-fan-1s", "pinwheel-4s", "star-4s", "cxl-corner-4s",
 };
 
 #define NR_MACHINES	((int)(sizeof(machines) / sizeof(machines[0])))
