@@ -33,9 +33,10 @@
  * and its fit of what routes share and are spent, 21000 judged the
  * check without the probes and are spent, so are 24000 (the profile's
  * streaming benchmark), 27000 (the standard error of a step), 30000
- * and 33000 (the noise rule of the predictions) and 36000 (the check
- * that goes on as the DWP search); 39000 are held out from the next
- * change of the tuner, run once it is done.  --app-parts
+ * and 33000 (the noise rule of the predictions), 36000 (the check
+ * that goes on as the DWP search) and 39000 (a fit to settle near ties
+ * on the DWP line, not kept); 42000 are held out from the next change
+ * of the tuner, run once it is done.  --app-parts
  * keeps only some of what makes an application more than its workload
  * (a comma list of phases, threads, prefetch, stalls), to see what each
  * costs.
@@ -43,8 +44,10 @@
  * worst, median and mean over all
  * runs, for the presets the tuner was tuned on, those held out, and
  * those no version of it has seen, and for each model its runs against
- * the DWP search's in the same seed: the least ratio and how many end
- * more than 1 % below (a case's worst seeds need not be the same).
+ * the DWP search's in the same seed: the least ratio, how many end
+ * more than 1 % below (a case's worst seeds need not be the same), and
+ * the DWP search's worst and median over the same runs (a model of
+ * another machine covers only the presets that have a twin).
  *
  *   bench-tuner [--seeds N] [--noise X] [--off X] [--only MACHINE]
  *               [--keep-nodes] [--app] [--app-seed N] [--app-parts LIST]
@@ -69,6 +72,7 @@ struct acc {
 	/* against the DWP search in the same seed: the least, how many below 0.99 */
 	int paired, below;
 	double least;
+	double dwp[MAX_RUNS];		/* the DWP search's runs beside them */
 };
 
 /* A run beside the DWP search's in the same seed. */
@@ -76,9 +80,10 @@ static void pair(struct acc *a, double of_opt, double dwp)
 {
 	double r = of_opt / dwp;
 
-	if (!a->paired++ || r < a->least)
+	if (!a->paired || r < a->least)
 		a->least = r;
 	a->below += r < 0.99;
+	a->dwp[a->paired++] = dwp;
 }
 
 static void add(struct acc *a, const struct tev_run *r)
@@ -361,9 +366,12 @@ int main(int argc, char **argv)
 			if (col != COL_DWP && col != COL_PAPER)
 				printf("; %d led by the model, %d steps at most",
 				       a->led.runs, a->led.steps);
-			if (a->paired)
-				printf("; against the DWP search seed by seed: least %.4f, %d runs more than 1 %% below",
-				       a->least, a->below);
+			if (a->paired) {
+				tev_stats(a->dwp, a->paired, &worst, &median,
+					  &mean);
+				printf("; against the DWP search seed by seed: least %.4f, %d runs more than 1 %% below; the DWP search on the same runs: worst %.4f, median %.4f",
+				       a->least, a->below, worst, median);
+			}
 			printf("\n");
 		}
 		if (be.keep && !be.app && be.keep_cost[h] < 1)
