@@ -49,7 +49,8 @@ static const char *const tev_held_out[] = {
  * their trimmed mean (with cube-8, since tuned on), cxl-fan-1s and
  * pinwheel-4s before its predictions end at one that did not help and
  * promised less than the noise of a step, star-4s and cxl-corner-4s
- * before it settles among near ties by a fit of the DWP line.
+ * before a fit to settle among near ties on the DWP line was tried (not
+ * kept).
  */
 static const char *const tev_unseen[] = {
 	"snc-cxl-pool", "gh-2s", "clique-2x4", "cxl-lopsided-2s", "tri-cxl",
