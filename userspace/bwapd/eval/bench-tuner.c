@@ -83,7 +83,8 @@ static void pair(struct acc *a, double of_opt, double dwp)
 	if (!a->paired || r < a->least)
 		a->least = r;
 	a->below += r < 0.99;
-	a->dwp[a->paired++] = dwp;
+	if (a->paired < MAX_RUNS)
+		a->dwp[a->paired++] = dwp;
 }
 
 static void add(struct acc *a, const struct tev_run *r)
