@@ -48,9 +48,13 @@
  * more than 1 % below (a case's worst seeds need not be the same), and
  * the DWP search's worst and median over the same runs (a model of
  * another machine covers only the presets that have a twin).
+ * --first-seed N draws seeds N on instead of 0 on (the counters' seed
+ * 11 + N, the wrong model's 1000 + N, the application's --app-seed + N):
+ * the same bench on another draw of the noise, to see how much of a
+ * figure is the draw's.
  *
- *   bench-tuner [--seeds N] [--noise X] [--off X] [--only MACHINE]
- *               [--keep-nodes] [--app] [--app-seed N] [--app-parts LIST]
+ *   bench-tuner [--seeds N] [--first-seed N] [--noise X] [--off X]
+ *               [--only MACHINE] [--keep-nodes] [--app] [--app-seed N] [--app-parts LIST]
  */
 #include <getopt.h>
 
@@ -98,7 +102,7 @@ static void add(struct acc *a, const struct tev_run *r)
 }
 
 struct bench {
-	int seeds, keep, app;
+	int seeds, first, keep, app;
 	unsigned int app_parts;
 	uint64_t app_seed;
 	double noise, off;
@@ -163,13 +167,14 @@ static int machine(struct bench *be, int h, const char *name)
 			for (s = 0; s < be->seeds; s++) {
 				static struct bwm_app app;
 				double app_opt = 0, got[NR_COLS];
+				int sd = be->first + s;
 
 				if (be->app) {
 					struct bwm_workload o;
 
 					if (tev_load(name, tev_workloads[(k + 1) % TEV_NR(tev_workloads)],
 						     sets[w], &m, &o, why) ||
-					    bwm_app_draw(&m, &wl, &o, be->app_seed + (uint64_t)s, &app) ||
+					    bwm_app_draw(&m, &wl, &o, be->app_seed + (uint64_t)sd, &app) ||
 					    (tev_app_parts(&app, &wl, be->app_parts), 0) ||
 					    !((app_opt = tev_app_optimum(&m, &app)) > 0)) {
 						fprintf(stderr, "bench-tuner: %s %s: no application: %s\n",
@@ -195,17 +200,17 @@ static int machine(struct bench *be, int h, const char *name)
 						v = NULL;
 					else if (col == COL_OFF)
 						tev_wrong_structure(&m, be->off,
-								    1000 + s, &view);
+								    1000 + sd, &view);
 					else if (col == COL_OTHER && oname)
 						view = other;
 					else if (col == COL_OTHER)
 						continue;
 					if (be->app ?
 					    tev_tune_app(&m, v, &app, canon, app_opt,
-							 mode, 11 + s, be->noise, &r,
+							 mode, 11 + sd, be->noise, &r,
 							 why, sizeof(why)) :
 					    tev_tune(&m, v, &wl, canon, opt, mode,
-						     11 + s, be->noise, &r, why,
+						     11 + sd, be->noise, &r, why,
 						     sizeof(why))) {
 						fprintf(stderr, "%s %s: %s\n", name,
 							tev_workloads[k], why);
@@ -275,6 +280,7 @@ int main(int argc, char **argv)
 	};
 	static const struct option lo[] = {
 		{ "seeds", required_argument, NULL, 's' },
+		{ "first-seed", required_argument, NULL, 'f' },
 		{ "noise", required_argument, NULL, 'n' },
 		{ "off", required_argument, NULL, 'o' },
 		{ "only", required_argument, NULL, 'm' },
@@ -290,6 +296,9 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 's':
 			be.seeds = atoi(optarg);
+			break;
+		case 'f':
+			be.first = atoi(optarg);
 			break;
 		case 'n':
 			be.noise = atof(optarg);
@@ -317,17 +326,21 @@ int main(int argc, char **argv)
 			}
 			break;
 		default:
-			fprintf(stderr, "usage: bench-tuner [--seeds N] [--noise X] [--off X] [--only MACHINE] [--keep-nodes] [--app] [--app-seed N] [--app-parts LIST]\n");
+			fprintf(stderr, "usage: bench-tuner [--seeds N] [--first-seed N] [--noise X] [--off X] [--only MACHINE] [--keep-nodes] [--app] [--app-seed N] [--app-parts LIST]\n");
 			return 2;
 		}
 	}
-	if (be.seeds < 1 || be.seeds > 100 || !(be.noise >= 0) ||
+	if (be.seeds < 1 || be.seeds > 100 || be.first < 0 ||
+	    be.first > 10000 || !(be.noise >= 0) ||
 	    !(be.off >= 0 && be.off < 1)) {
-		fprintf(stderr, "bench-tuner: --seeds 1..100, --noise >= 0, --off 0..1\n");
+		fprintf(stderr, "bench-tuner: --seeds 1..100, --first-seed 0..10000, --noise >= 0, --off 0..1\n");
 		return 2;
 	}
-	printf("# %d seeds, %.1f %% counter noise; wrong model: figures off by up to %.0f %%, two controllers swapped, a link missing; weights %s",
-	       be.seeds, be.noise * 100, be.off * 100,
+	printf("# %d seeds", be.seeds);
+	if (be.first)
+		printf(" from %d on", be.first);
+	printf(", %.1f %% counter noise; wrong model: figures off by up to %.0f %%, two controllers swapped, a link missing; weights %s",
+	       be.noise * 100, be.off * 100,
 	       be.keep ? "keep every node" : "may leave nodes out");
 	if (be.app)
 		printf("; applications beyond the workload (write-backs%s%s%s%s) drawn from seed %llu on",
