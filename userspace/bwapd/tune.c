@@ -294,6 +294,7 @@ struct tuner {
 	 */
 	int checking;
 	double check_rate, check_se;	/* the model's best, to beat */
+	uint8_t check_w[BWAPD_MAX_NODES];	/* ... its weights */
 	uint8_t best_w[BWAPD_MAX_NODES];
 	int nr;
 	double d[MAX_POINTS];		/* settings measured: DWP, */
@@ -612,6 +613,18 @@ static double model_error(const struct tuner *tu)
 	return e;
 }
 
+/* The traffic measured at weights w; 0 if none was. */
+static double traffic(const struct tuner *tu, const uint8_t *w)
+{
+	int i;
+
+	for (i = tu->nr - 1; i >= 0; i--)
+		if (tu->pti[i] >= 0 &&
+		    !memcmp(tu->w[i], w, (size_t)tu->t->nr_nodes))
+			return tu->pt[tu->pti[i]].gbps;
+	return 0;
+}
+
 /*
  * Does the model rule out that the check's line gets better at DWP d?
  * It does where the most its views predict there, raised by the most it
@@ -630,14 +643,11 @@ static int ruled_out(const struct tuner *tu, double d)
 {
 	struct bwm_workload v[NR_VIEWS];
 	uint8_t w[BWAPD_MAX_NODES];
-	double f[BWAPD_MAX_NODES], span[2], best = -1;
-	int n = tu->t->nr_nodes, i, nv;
+	double f[BWAPD_MAX_NODES], span[2], best = traffic(tu, tu->best_w);
+	int n = tu->t->nr_nodes, nv;
 
 	if (!tu->r->predicted)
 		return 0;
-	for (i = 0; i < tu->nr; i++)
-		if (tu->pti[i] >= 0 && !memcmp(tu->w[i], tu->best_w, (size_t)n))
-			best = tu->pt[tu->pti[i]].gbps;
 	if (!(best > 0) ||
 	    bwapd_dwp_weights(tu->canonical, n, tu->t->workers, d,
 			      tu->o->u8_err, w) ||
@@ -648,6 +658,27 @@ static int ruled_out(const struct tuner *tu, double d)
 		return 0;
 	view_span(tu, v, nv, f, span);
 	return span[1] * (1 + model_error(tu) + tu->o->min_gain) < best;
+}
+
+/*
+ * Has the check's line shown the model wrong?  The model said nothing
+ * beats its best by more than min_gain of traffic (next_setting()); the
+ * line does when its best beats the model's beyond doubt in the metric
+ * and by more than min_gain in the traffic measured at each.  The metric
+ * can tell apart settings whose traffic differs by less than that (for
+ * a thread that mostly runs, stalls per instruction move several times
+ * as much as its speed), and a line better by so little has not shown
+ * the model wrong.  Without traffic measured at both, beyond doubt is
+ * enough.
+ */
+static int model_beaten(const struct tuner *tu)
+{
+	double was = traffic(tu, tu->check_w), now = traffic(tu, tu->best_w);
+
+	if (!beyond_doubt(tu->check_rate, tu->check_se, tu->best_rate,
+			  tu->best_se))
+		return 0;
+	return !(was > 0 && now > 0) || now > was * (1 + tu->o->min_gain);
 }
 
 /*
@@ -674,10 +705,8 @@ static int climb(struct tuner *tu, double by, const char *what, int *ret)
 			tu->checking = 0;
 		if (tu->best != before) {
 			helped = 1;
-			/* the model's best beaten beyond doubt: it was wrong */
-			if (tu->checking &&
-			    beyond_doubt(tu->check_rate, tu->check_se,
-					 tu->best_rate, tu->best_se))
+			/* the model's best beaten (model_beaten()): it was wrong */
+			if (tu->checking && model_beaten(tu))
 				tu->checking = 0;
 			if (tu->checking && out_of_reach(tu, by, d, before_rate))
 				break;
@@ -979,12 +1008,13 @@ static int predict(struct tuner *tu)
  * better of the two.  As the check of a model's best ('what' "verify"), a
  * direction ends at the first setting that does not help, that the
  * model rules out (ruled_out()) or from which the model's best is out of
- * reach (out_of_reach()), and the line is refined only where it beat the
- * model's best beyond doubt (a line within the noise of it has nothing
- * the model's best has not); a check point the model missed
- * (model_missed()), or a line that beat the model's best beyond doubt,
- * makes the check that search: the model was wrong there, and its
- * best no reason to stop in the noise of a flat stretch.
+ * reach (out_of_reach()), and the line is refined only where it showed
+ * the model wrong (model_beaten(): a line within the noise of its best,
+ * or within min_gain of its traffic, has nothing the model's best has
+ * not); a check point the model missed (model_missed()), or a line that
+ * showed the model wrong, makes the check that search: the model was
+ * wrong there, and its best no reason to stop in the noise of a flat
+ * stretch.
  */
 static int line_search(struct tuner *tu, double d0, const char *what)
 {
@@ -1000,6 +1030,7 @@ static int line_search(struct tuner *tu, double d0, const char *what)
 	tu->checking = !strcmp(what, "verify");
 	tu->check_rate = nd_rate;
 	tu->check_se = nd_se;
+	memcpy(tu->check_w, nd_w, sizeof(tu->check_w));
 	for (i = 0; i < tu->nr && !(tu->line[i] && fabs(tu->d[i] - d0) < 1e-9); i++)
 		;
 	if (i == tu->nr) {
@@ -1017,8 +1048,7 @@ static int line_search(struct tuner *tu, double d0, const char *what)
 	tu->best_se = tu->se[i];
 	memcpy(tu->best_w, tu->w[i], sizeof(tu->best_w));
 	ret = coarse(tu);
-	if (!ret && (tu->checking ? beyond_doubt(nd_rate, nd_se, tu->best_rate,
-						 tu->best_se) :
+	if (!ret && (tu->checking ? model_beaten(tu) :
 		     !beyond_doubt(tu->best_rate, tu->best_se, nd_rate, nd_se)))
 		ret = fine(tu);
 	if (!ret && nd_rate < tu->best_rate) {
