@@ -634,20 +634,27 @@ static double traffic(const struct tuner *tu, const uint8_t *w)
  * direction ends at its first setting that does not help.  The check
  * has measured the line next to the model's best by then, so the model
  * has been tried on the line itself; the more it missed a point by, the
- * less it rules out, and with fewer than three points nothing.  Nor does
- * a model none of whose settings was measured: one that puts its best at
- * the start has been tried nowhere off the line, and every point it
- * fits lies on the line it would cut short.
+ * less it rules out, and with fewer than three points nothing.  Where
+ * the line's setting next to the model's best is the start, it has been
+ * tried on the line only at the start, which every fit had: until the
+ * line has another setting measured, nothing.  Nor does a model none of
+ * whose settings was measured: one that puts its best at the start has
+ * been tried nowhere off the line, and every point it fits lies on the
+ * line it would cut short.
  */
 static int ruled_out(const struct tuner *tu, double d)
 {
 	struct bwm_workload v[NR_VIEWS];
 	uint8_t w[BWAPD_MAX_NODES];
 	double f[BWAPD_MAX_NODES], span[2], best = traffic(tu, tu->best_w);
-	int n = tu->t->nr_nodes, nv;
+	int n = tu->t->nr_nodes, i, nv;
 
 	if (!tu->r->predicted)
 		return 0;
+	for (i = 1; i < tu->nr && !tu->line[i]; i++)
+		;
+	if (i == tu->nr)
+		return 0;	/* the line tried at the start only */
 	if (!(best > 0) ||
 	    bwapd_dwp_weights(tu->canonical, n, tu->t->workers, d,
 			      tu->o->u8_err, w) ||
