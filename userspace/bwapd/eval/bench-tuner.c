@@ -35,9 +35,11 @@
  * streaming benchmark), 27000 (the standard error of a step), 30000
  * and 33000 (the noise rule of the predictions), 36000 (the check
  * that goes on as the DWP search), 39000 (a fit to settle near ties
- * on the DWP line, not kept) and 42000 (a line within min_gain of the
- * model's best, and a model tried on the line only at the start); 45000
- * are held out from the next change of the tuner, run once it is done.  --app-parts
+ * on the DWP line, not kept), 42000 (a line within min_gain of the
+ * model's best, and a model tried on the line only at the start) and
+ * 45000 (a prediction checked against the gain it promised, not kept);
+ * 48000 are held out from the next change of the tuner, run once it is
+ * done.  --app-parts
  * keeps only some of what makes an application more than its workload
  * (a comma list of phases, threads, prefetch, stalls), to see what each
  * costs.
