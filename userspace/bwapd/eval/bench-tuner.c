@@ -57,7 +57,8 @@
  * figure is the draw's.
  *
  *   bench-tuner [--seeds N] [--first-seed N] [--noise X] [--off X]
- *               [--only MACHINE] [--keep-nodes] [--app] [--app-seed N] [--app-parts LIST]
+ *               [--only MACHINE] [--keep-nodes] [--app] [--app-seed N]
+ *               [--app-parts LIST]
  */
 #include <getopt.h>
 
