@@ -54,11 +54,13 @@
  * --first-seed N draws seeds N on instead of 0 on (the counters' seed
  * 11 + N, the wrong model's 1000 + N, the application's --app-seed + N):
  * the same bench on another draw of the noise, to see how much of a
- * figure is the draw's.
+ * figure is the draw's.  --model-seed M draws the perturbed models from
+ * seed M on instead (M + s with the counters' 11 + N + s): other wrong
+ * models on the same noise.
  *
- *   bench-tuner [--seeds N] [--first-seed N] [--noise X] [--off X]
- *               [--only MACHINE] [--keep-nodes] [--app] [--app-seed N]
- *               [--app-parts LIST]
+ *   bench-tuner [--seeds N] [--first-seed N] [--model-seed M] [--noise X]
+ *               [--off X] [--only MACHINE] [--keep-nodes] [--app]
+ *               [--app-seed N] [--app-parts LIST]
  */
 #include <getopt.h>
 
@@ -106,7 +108,7 @@ static void add(struct acc *a, const struct tev_run *r)
 }
 
 struct bench {
-	int seeds, first, keep, app;
+	int seeds, first, model_seed, keep, app;
 	unsigned int app_parts;
 	uint64_t app_seed;
 	double noise, off;
@@ -204,7 +206,7 @@ static int machine(struct bench *be, int h, const char *name)
 						v = NULL;
 					else if (col == COL_OFF)
 						tev_wrong_structure(&m, be->off,
-								    1000 + sd, &view);
+								    be->model_seed + s, &view);
 					else if (col == COL_OTHER && oname)
 						view = other;
 					else if (col == COL_OTHER)
@@ -285,6 +287,7 @@ int main(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "seeds", required_argument, NULL, 's' },
 		{ "first-seed", required_argument, NULL, 'f' },
+		{ "model-seed", required_argument, NULL, 'M' },
 		{ "noise", required_argument, NULL, 'n' },
 		{ "off", required_argument, NULL, 'o' },
 		{ "only", required_argument, NULL, 'm' },
@@ -294,7 +297,7 @@ int main(int argc, char **argv)
 		{ "app-parts", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, h, i, col;
+	int c, h, i, col, model_seed = 0;
 
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
@@ -303,6 +306,10 @@ int main(int argc, char **argv)
 			break;
 		case 'f':
 			be.first = atoi(optarg);
+			break;
+		case 'M':
+			be.model_seed = atoi(optarg);
+			model_seed = 1;
 			break;
 		case 'n':
 			be.noise = atof(optarg);
@@ -330,19 +337,24 @@ int main(int argc, char **argv)
 			}
 			break;
 		default:
-			fprintf(stderr, "usage: bench-tuner [--seeds N] [--first-seed N] [--noise X] [--off X] [--only MACHINE] [--keep-nodes] [--app] [--app-seed N] [--app-parts LIST]\n");
+			fprintf(stderr, "usage: bench-tuner [--seeds N] [--first-seed N] [--model-seed M] [--noise X] [--off X] [--only MACHINE] [--keep-nodes] [--app] [--app-seed N] [--app-parts LIST]\n");
 			return 2;
 		}
 	}
+	if (!model_seed)
+		be.model_seed = 1000 + be.first;
 	if (be.seeds < 1 || be.seeds > 100 || be.first < 0 ||
-	    be.first > 10000 || !(be.noise >= 0) ||
+	    be.first > 10000 || be.model_seed < 0 ||
+	    be.model_seed > 100000 || !(be.noise >= 0) ||
 	    !(be.off >= 0 && be.off < 1)) {
-		fprintf(stderr, "bench-tuner: --seeds 1..100, --first-seed 0..10000, --noise >= 0, --off 0..1\n");
+		fprintf(stderr, "bench-tuner: --seeds 1..100, --first-seed 0..10000, --model-seed 0..100000, --noise >= 0, --off 0..1\n");
 		return 2;
 	}
 	printf("# %d seeds", be.seeds);
 	if (be.first)
 		printf(" from %d on", be.first);
+	if (be.model_seed != 1000 + be.first)
+		printf(", wrong models from seed %d on", be.model_seed);
 	printf(", %.1f %% counter noise; wrong model: figures off by up to %.0f %%, two controllers swapped, a link missing; weights %s",
 	       be.noise * 100, be.off * 100,
 	       be.keep ? "keep every node" : "may leave nodes out");
