@@ -47,7 +47,9 @@
  * worst, median and mean over all
  * runs, for the presets the tuner was tuned on, those held out, and
  * those no version of it has seen, and for each model its runs against
- * the DWP search's in the same seed: the least ratio, how many end
+ * the DWP search's in the same seed: in how many it ends higher and in
+ * how many lower (the sign of the difference, which a median within the
+ * noise of the other's does not tell), the least ratio, how many end
  * more than 1 % below (a case's worst seeds need not be the same), and
  * the DWP search's worst and median over the same runs (a model of
  * another machine covers only the presets that have a twin).
@@ -79,8 +81,11 @@ struct acc {
 	int n, steps, sum_steps;
 	struct tev_led led;
 	double v[MAX_RUNS];
-	/* against the DWP search in the same seed: the least, how many below 0.99 */
-	int paired, below;
+	/*
+	 * against the DWP search in the same seed: the least, how many end
+	 * higher, lower and below 0.99 of it
+	 */
+	int paired, higher, lower, below;
 	double least;
 	double dwp[MAX_RUNS];		/* the DWP search's runs beside them */
 };
@@ -92,6 +97,8 @@ static void pair(struct acc *a, double of_opt, double dwp)
 
 	if (!a->paired || r < a->least)
 		a->least = r;
+	a->higher += r > 1;
+	a->lower += r < 1;
 	a->below += r < 0.99;
 	if (a->paired < MAX_RUNS)
 		a->dwp[a->paired++] = dwp;
@@ -399,8 +406,9 @@ int main(int argc, char **argv)
 			if (a->paired) {
 				tev_stats(a->dwp, a->paired, &worst, &median,
 					  &mean);
-				printf("; against the DWP search seed by seed: least %.4f, %d runs more than 1 %% below; the DWP search on the same runs: worst %.4f, median %.4f",
-				       a->least, a->below, worst, median);
+				printf("; against the DWP search seed by seed: higher in %d runs, lower in %d, least %.4f, %d runs more than 1 %% below; the DWP search on the same runs: worst %.4f, median %.4f",
+				       a->higher, a->lower, a->least, a->below,
+				       worst, median);
 			}
 			printf("\n");
 		}
