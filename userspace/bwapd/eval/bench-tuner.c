@@ -360,7 +360,7 @@ int main(int argc, char **argv)
 	printf("# %d seeds", be.seeds);
 	if (be.first)
 		printf(" from %d on", be.first);
-	if (be.model_seed != 1000 + be.first)
+	if (model_seed)
 		printf(", wrong models from seed %d on", be.model_seed);
 	printf(", %.1f %% counter noise; wrong model: figures off by up to %.0f %%, two controllers swapped, a link missing; weights %s",
 	       be.noise * 100, be.off * 100,
